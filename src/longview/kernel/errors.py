@@ -1,0 +1,33 @@
+"""Errors the CLI turns into one clear message and a non-zero exit."""
+
+from __future__ import annotations
+
+class LongviewError(Exception):
+    """Base for errors that are the user's to fix (bad input, bad config)."""
+
+
+class DataError(LongviewError):
+    """A dataset file is malformed: names the file, the record and the field."""
+
+    def __init__(self, file: str, record: str, field: str, expected: str) -> None:
+        self.file, self.record, self.field, self.expected = file, record, field, expected
+        super().__init__(f"{file}: record {record}: field '{field}': {expected}")
+
+    @classmethod
+    def from_error(cls, file: str, record: str, loc: list, err: dict) -> "DataError":
+        """Build from one pydantic error dict, rendering ``loc`` as a dotted field path."""
+        field = ".".join(str(x) for x in loc) or "<root>"
+        got = "" if err["type"] == "missing" else f" (got {str(err.get('input'))[:80]!r})"
+        return cls(file, record, field, f"{err['msg']}{got}")
+
+
+class ConfigError(LongviewError):
+    """An option or configuration value is invalid."""
+
+
+class CellAborted(Exception):
+    """A cell cannot finish (model or scaffold fault after retries); recorded, never scored."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)

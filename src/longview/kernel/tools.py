@@ -1,0 +1,269 @@
+"""Typed tools: one definition per tool, its JSON schema derived from the code.
+
+A tool is a plain Python callable decorated with :func:`tool`. Its parameters come from the
+signature (annotations give the type, defaults make a parameter optional), its description from
+the first paragraph of the docstring, and per-parameter descriptions from ``name: text`` lines of
+the docstring's ``Args:`` section. Tool bodies signal failure by raising :class:`ToolError`; the
+:class:`Toolkit` turns that (and argument validation failures) into an error *result* for the agent,
+never an exception for the caller.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import types
+import typing
+from enum import StrEnum
+from typing import Annotated, Any, Callable, Literal, get_args, get_origin
+
+from pydantic import BaseModel, Field
+
+
+class ToolKind(StrEnum):
+    """Whether a tool only observes the world (READ) or changes it (WRITE)."""
+
+    READ = "read"
+    WRITE = "write"
+
+
+class ToolError(Exception):
+    """Raised by a tool body; reaches the agent as ``{"error": message}``."""
+
+
+class Format:
+    """Marker for ``Annotated[str, Format("date")]`` string formats."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+Date = Annotated[str, Format("date")]
+DateTime = Annotated[str, Format("date-time")]
+
+
+class ParamSpec(BaseModel):
+    """One tool parameter as the agent sees it."""
+
+    name: str = Field(description="Parameter name.")
+    type: str = Field(
+        description="Ontology type: string, integer, number, boolean, date, datetime, object, "
+        "array[string], or enum[a|b|c]."
+    )
+    required: bool = Field(description="Whether the agent must pass it.")
+    description: str = Field(default="", description="What the parameter means.")
+
+
+class ToolSpec(BaseModel):
+    """A tool's public contract: name, description, READ/WRITE tag and parameters."""
+
+    name: str = Field(description="Unique tool name.")
+    description: str = Field(description="What the tool does, shown to the agent.")
+    kind: ToolKind = Field(description="READ observes, WRITE changes the world.")
+    tags: list[str] = Field(default_factory=list, description="Domain tags.")
+    parameters: list[ParamSpec] = Field(default_factory=list, description="Parameters in order.")
+
+    def json_schema(self) -> dict[str, Any]:
+        """The function-calling schema (OpenAI ``tools`` entry format)."""
+        props: dict[str, Any] = {}
+        for p in self.parameters:
+            prop = _json_type(p.type)
+            if p.description:
+                prop["description"] = p.description
+            props[p.name] = prop
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": {
+                    "type": "object",
+                    "properties": props,
+                    "required": [p.name for p in self.parameters if p.required],
+                    "additionalProperties": False,
+                },
+            },
+        }
+
+
+def _json_type(t: str) -> dict[str, Any]:
+    if t.startswith("enum["):
+        return {"type": "string", "enum": t[5:-1].split("|")}
+    if t.startswith("array["):
+        return {"type": "array", "items": _json_type(t[6:-1])}
+    return {
+        "string": {"type": "string"},
+        "integer": {"type": "integer"},
+        "number": {"type": "number"},
+        "boolean": {"type": "boolean"},
+        "object": {"type": "object"},
+        "date": {"type": "string", "format": "date"},
+        "datetime": {"type": "string", "format": "date-time"},
+    }[t]
+
+
+def _ontology_type(annotation: Any) -> str:
+    """Map a Python annotation to an ontology type string."""
+    origin = get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        if len(args) != 1:
+            raise TypeError(f"unsupported union annotation {annotation!r}")
+        return _ontology_type(args[0])
+    if origin is Annotated:
+        base, *meta = get_args(annotation)
+        for m in meta:
+            if isinstance(m, Format):
+                return "datetime" if m.name == "date-time" else m.name
+        return _ontology_type(base)
+    if origin is Literal:
+        return "enum[" + "|".join(str(a) for a in get_args(annotation)) + "]"
+    if origin is list:
+        (item,) = get_args(annotation) or (str,)
+        return f"array[{_ontology_type(item)}]"
+    if origin is dict or annotation is dict:
+        return "object"
+    simple = {str: "string", int: "integer", float: "number", bool: "boolean"}
+    if annotation in simple:
+        return simple[annotation]
+    raise TypeError(f"unsupported tool parameter annotation {annotation!r}")
+
+
+_ARG_LINE = re.compile(r"^\s{2,}(\w+):\s*(.+)$")
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    doc = inspect.cleandoc(doc or "")
+    summary = doc.split("\n\n", 1)[0].replace("\n", " ").strip()
+    params: dict[str, str] = {}
+    if "Args:" in doc:
+        for line in doc.split("Args:", 1)[1].splitlines():
+            m = _ARG_LINE.match(line)
+            if m:
+                params[m.group(1)] = m.group(2).strip()
+    return summary, params
+
+
+def tool(kind: ToolKind, *, tags: tuple[str, ...] = (), name: str | None = None) -> Callable:
+    """Mark a function or method as a tool; its spec is derived from signature and docstring."""
+
+    def wrap(fn: Callable) -> Callable:
+        fn.__tool_meta__ = (kind, tuple(tags), name or fn.__name__)  # type: ignore[attr-defined]
+        return fn
+
+    return wrap
+
+
+def spec_of(fn: Callable) -> ToolSpec:
+    """Derive the :class:`ToolSpec` of a function decorated with :func:`tool`."""
+    kind, tags, name = fn.__tool_meta__  # type: ignore[attr-defined]
+    summary, param_docs = _parse_docstring(fn.__doc__ or "")
+    hints = typing.get_type_hints(fn, include_extras=True)
+    params = []
+    for p in inspect.signature(fn).parameters.values():
+        if p.name == "self":
+            continue
+        params.append(
+            ParamSpec(
+                name=p.name,
+                type=_ontology_type(hints[p.name]),
+                required=p.default is inspect.Parameter.empty,
+                description=param_docs.get(p.name, ""),
+            )
+        )
+    return ToolSpec(name=name, description=summary, kind=kind, tags=list(tags), parameters=params)
+
+
+class ToolResult(BaseModel):
+    """What a tool call returned to the agent."""
+
+    ok: bool = Field(description="False when the call failed; `error` then says why.")
+    output: Any = Field(default=None, description="JSON-serialisable result on success.")
+    error: str | None = Field(default=None, description="Reason for failure, shown to the agent.")
+
+    def content(self) -> str:
+        """The text the agent sees as the tool message."""
+        import json
+
+        body = self.output if self.ok else {"error": self.error}
+        return json.dumps(body, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def _check_value(t: str, v: Any) -> bool:
+    if t.startswith("enum["):
+        return isinstance(v, str) and v in t[5:-1].split("|")
+    if t.startswith("array["):
+        return isinstance(v, list) and all(_check_value(t[6:-1], x) for x in v)
+    if t == "integer":
+        return isinstance(v, int) and not isinstance(v, bool)
+    if t == "number":
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+    if t == "boolean":
+        return isinstance(v, bool)
+    if t == "object":
+        return isinstance(v, dict)
+    return isinstance(v, str)
+
+
+def validate_arguments(spec: ToolSpec, args: Any) -> str | None:
+    """Return why ``args`` do not fit ``spec``, or None when they do."""
+    if not isinstance(args, dict):
+        return f"arguments for {spec.name} must be a JSON object"
+    known = {p.name: p for p in spec.parameters}
+    unknown = sorted(set(args) - set(known))
+    if unknown:
+        return f"unknown argument(s) for {spec.name}: {', '.join(unknown)}"
+    for p in spec.parameters:
+        if p.name not in args or args[p.name] is None:
+            if p.required:
+                return f"missing required argument '{p.name}' for {spec.name}"
+            continue
+        if not _check_value(p.type, args[p.name]):
+            return f"argument '{p.name}' of {spec.name} must be {p.type}, got {args[p.name]!r}"
+    return None
+
+
+class Toolkit:
+    """A set of tools bound to one live environment; the agent's only way to act on it.
+
+    Subclasses define tools as methods decorated with :func:`tool`. ``only`` restricts the
+    exposed tools (e.g. a session's allowed tool list).
+    """
+
+    def __init__(self, only: list[str] | None = None) -> None:
+        fns = {}
+        for attr in dir(type(self)):
+            fn = getattr(self, attr, None)
+            if callable(fn) and hasattr(fn, "__tool_meta__"):
+                fns[fn.__tool_meta__[2]] = fn
+        if only is not None:
+            missing = sorted(set(only) - set(fns))
+            if missing:
+                raise KeyError(f"unknown tool(s): {', '.join(missing)}")
+            fns = {n: fns[n] for n in only}
+        self._fns: dict[str, Callable] = fns
+        self._specs: dict[str, ToolSpec] = {n: spec_of(f) for n, f in fns.items()}
+
+    @property
+    def specs(self) -> list[ToolSpec]:
+        return list(self._specs.values())
+
+    def spec(self, name: str) -> ToolSpec | None:
+        return self._specs.get(name)
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return [s.json_schema() for s in self._specs.values()]
+
+    def call(self, name: str, args: Any) -> ToolResult:
+        """Run one tool call; every failure becomes an error result."""
+        spec = self._specs.get(name)
+        if spec is None:
+            return ToolResult(ok=False, error=f"Unknown tool: {name}")
+        problem = validate_arguments(spec, args)
+        if problem:
+            return ToolResult(ok=False, error=f"Invalid arguments: {problem}")
+        try:
+            clean = {k: v for k, v in args.items() if v is not None}
+            return ToolResult(ok=True, output=self._fns[name](**clean))
+        except ToolError as e:
+            return ToolResult(ok=False, error=str(e))
