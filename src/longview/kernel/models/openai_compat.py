@@ -1,0 +1,243 @@
+"""Client for OpenAI-compatible ``/chat/completions`` endpoints over plain httpx.
+
+Covers OpenAI, OpenRouter, DeepSeek, Groq, Together, xAI, Mistral, Ollama and vLLM with one
+request shape. The conversion helpers (:func:`to_openai_messages`, :func:`parse_completion`)
+are shared with the LiteLLM backend, which returns the same response shape.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import weakref
+from typing import Any
+
+import httpx
+
+from longview.kernel.agent import AssistantTurn, Message, ToolCall, Usage
+from longview.kernel.errors import ConfigError
+
+from .client import GenParams, ProviderError, ProviderSpec
+from .retry import parse_retry_after
+from .secrets import get_key
+
+RAW_ARGUMENTS = "__raw__"
+DEFAULT_TIMEOUT = httpx.Timeout(600.0, connect=15.0)  # long generations are normal; dead hosts not
+
+
+def to_openai_messages(system: str | None, messages: list[Message]) -> list[dict[str, Any]]:
+    """Our messages in chat-completions form, with ``system`` prepended when given."""
+    out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+    for m in messages:
+        if m.role == "tool":
+            out.append({"role": "tool", "tool_call_id": m.tool_call_id or "", "content": m.content or ""})
+        elif m.role == "assistant" and m.tool_calls:
+            out.append({
+                "role": "assistant",
+                "content": m.content,
+                "tool_calls": [
+                    {"id": c.id, "type": "function",
+                     "function": {"name": c.name, "arguments": dump_arguments(c.arguments)}}
+                    for c in m.tool_calls
+                ],
+            })
+        else:
+            # Several servers reject a null content on a message without tool calls.
+            out.append({"role": m.role, "content": m.content or ""})
+    return out
+
+
+def dump_arguments(arguments: dict[str, Any]) -> str:
+    """Arguments as the JSON string the API expects; unparseable ones go back verbatim."""
+    if set(arguments) == {RAW_ARGUMENTS} and isinstance(arguments[RAW_ARGUMENTS], str):
+        return arguments[RAW_ARGUMENTS]
+    return json.dumps(arguments, ensure_ascii=False)
+
+
+def parse_arguments(raw: Any) -> dict[str, Any]:
+    """Tool-call arguments as a dict; anything that is not a JSON object becomes ``{"__raw__": raw}``.
+
+    Keeping the raw string (instead of failing the call) lets the tool layer answer the agent
+    with an error it can correct, as a real deployment would.
+    """
+    if isinstance(raw, dict):
+        return raw
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return {}
+    try:
+        value = json.loads(raw)
+    except (TypeError, ValueError):
+        value = None
+    return value if isinstance(value, dict) else {RAW_ARGUMENTS: raw if isinstance(raw, str) else str(raw)}
+
+
+def to_openai_tools(tools: list[dict]) -> list[dict]:
+    """Tool schemas in ``{"type": "function", "function": {...}}`` form (bare ones get wrapped)."""
+    return [t if "type" in t else {"type": "function", "function": t} for t in tools]
+
+
+def _text(content: Any) -> str | None:
+    # Some servers return content as a list of typed parts.
+    if isinstance(content, list):
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content if isinstance(content, str) and content else None
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) else 0
+
+
+def parse_usage(usage: dict[str, Any] | None) -> Usage:
+    """Token counts, including OpenAI's ``prompt_tokens_details.cached_tokens`` (or DeepSeek's)."""
+    u = usage or {}
+    details = u.get("prompt_tokens_details") or {}
+    cached = _int(details.get("cached_tokens")) or _int(u.get("prompt_cache_hit_tokens"))
+    cost = u.get("cost")  # OpenRouter reports the charged amount itself
+    return Usage(
+        input_tokens=_int(u.get("prompt_tokens")),
+        cached_tokens=cached,
+        output_tokens=_int(u.get("completion_tokens")),
+        cost_usd=float(cost) if isinstance(cost, (int, float)) else 0.0,
+    )
+
+
+def parse_completion(data: Any) -> AssistantTurn:
+    """A chat-completions response body as an :class:`AssistantTurn`.
+
+    Raises :class:`ProviderError` for an error body or a response without choices (some
+    gateways answer 200 with an error object).
+    """
+    if not isinstance(data, dict):
+        raise ProviderError("response body is not a JSON object")
+    choices = data.get("choices") or []
+    if not choices:
+        err = data.get("error")
+        if isinstance(err, dict):
+            code = err.get("code")
+            status = code if isinstance(code, int) else None
+            raise ProviderError(str(err.get("message") or err)[:300], status=status)
+        raise ProviderError("response has no choices")
+    msg = choices[0].get("message") or {}
+    calls = []
+    for i, tc in enumerate(msg.get("tool_calls") or []):
+        fn = tc.get("function") or {}
+        calls.append(ToolCall(
+            id=tc.get("id") or f"call_{i}",
+            name=fn.get("name") or "",
+            arguments=parse_arguments(fn.get("arguments")),
+        ))
+    return AssistantTurn(text=_text(msg.get("content")), tool_calls=calls, usage=parse_usage(data.get("usage")))
+
+
+def error_detail(resp: httpx.Response) -> str:
+    """A short description of an error response (the provider's message when it has one)."""
+    try:
+        body = resp.json()
+        err = body.get("error", body) if isinstance(body, dict) else body
+        detail = err.get("message", err) if isinstance(err, dict) else err
+        text = detail if isinstance(detail, str) else json.dumps(detail)
+    except ValueError:
+        text = resp.text
+    return " ".join(text.split())[:300] or resp.reason_phrase
+
+
+class OpenAICompatClient:
+    """Async client for one model behind an OpenAI-compatible endpoint."""
+
+    def __init__(
+        self,
+        model: str,
+        spec: ProviderSpec,
+        name: str,
+        *,
+        api_base: str | None = None,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+    ) -> None:
+        base = api_base or spec.api_base
+        if not base:
+            raise ConfigError(
+                f"model {model!r}: provider '{spec.prefix}/' has no default endpoint; "
+                "pass api_base (e.g. http://localhost:8000/v1)"
+            )
+        key = get_key(spec.key_env) if spec.key_env else None
+        if key is None and spec.key_required and not api_base:
+            raise ConfigError(
+                f"model {model!r} needs an API key: set {spec.key_env} in the environment "
+                "or in a .env file in the working directory"
+            )
+        self.model, self.spec, self.name = model, spec, name
+        self.api_base = base.rstrip("/")
+        self._key = key
+        self._timeout = timeout
+        # One pooled httpx client per event loop: a client must not outlive the loop it
+        # was created on, and tests (or the CLI) may run several loops in one process.
+        self._http: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"OpenAICompatClient({self.model!r}, api_base={self.api_base!r})"
+
+    def _client(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        client = self._http.get(loop)
+        if client is None or client.is_closed:
+            client = self._http[loop] = httpx.AsyncClient(timeout=self._timeout)
+        return client
+
+    async def aclose(self) -> None:
+        """Close the HTTP client of the running loop."""
+        client = self._http.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.aclose()
+
+    def request_body(
+        self, system: str | None, messages: list[Message], tools: list[dict], params: GenParams
+    ) -> dict[str, Any]:
+        """The JSON body for one call."""
+        body: dict[str, Any] = {"model": self.name, "messages": to_openai_messages(system, messages)}
+        if tools:
+            body["tools"] = to_openai_tools(tools)
+        if params.temperature is not None:
+            body["temperature"] = params.temperature
+        if params.max_tokens is not None:
+            body[self.spec.max_tokens_field] = params.max_tokens
+        if params.reasoning_effort is not None and self.spec.reasoning_effort:
+            body["reasoning_effort"] = params.reasoning_effort
+        body.update(params.extra)
+        return body
+
+    async def complete(
+        self,
+        system: str | None,
+        messages: list[Message],
+        tools: list[dict],
+        params: GenParams,
+        trial: int = 0,
+    ) -> AssistantTurn:
+        """One POST to ``{api_base}/chat/completions``; failures raise :class:`ProviderError`."""
+        url = f"{self.api_base}/chat/completions"
+        headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
+        body = self.request_body(system, messages, tools, params)
+        try:
+            resp = await self._client().post(url, json=body, headers=headers)
+        except httpx.TimeoutException as err:
+            raise ProviderError(f"timeout ({type(err).__name__}) calling {url}") from None
+        except httpx.UnsupportedProtocol:
+            raise ProviderError(f"unsupported URL {url!r}: api_base needs http:// or https://",
+                                retryable=False) from None
+        except httpx.TransportError as err:
+            raise ProviderError(f"connection error calling {url}: {type(err).__name__}: {err}") from None
+        if resp.status_code >= 400:
+            raise ProviderError(
+                error_detail(resp),
+                status=resp.status_code,
+                retry_after=parse_retry_after(resp.headers.get("retry-after")),
+            )
+        try:
+            data = resp.json()
+        except ValueError:
+            # A 2xx that is not JSON is a gateway hiccup, not a bad request.
+            raise ProviderError("response body is not JSON", status=resp.status_code,
+                                retryable=True) from None
+        return parse_completion(data)
