@@ -1,0 +1,180 @@
+"""The session loop: agent ⇄ environment ⇄ (optional) user, one assistant turn at a time.
+
+Each assistant turn holds text and/or a batch of tool calls executed in declared order. Domain
+calls go to the :class:`~longview.kernel.tools.Toolkit`; *control* calls (synthetic tools a suite
+adds, such as a send-to-user channel or a finish tool) go to the suite's :class:`SessionProtocol`,
+which also decides what a text-only turn means and how the user answers. The kernel knows no
+suite: everything protocol-specific lives behind that interface.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from longview.kernel.agent import Agent, AssistantTurn, Message, Observation, ToolCall, Usage
+from longview.kernel.tools import ToolKind, Toolkit, ToolSpec
+from longview.kernel.trace import TraceWriter
+
+DEFAULT_MAX_TURNS = 20
+
+
+class TerminationReason(StrEnum):
+    """Why a session ended."""
+
+    USER_END = "user_end"  # the user declared the task complete
+    AGENT_FINISH = "agent_finish"  # the agent called its finish tool
+    TURN_CAP = "turn_cap"  # the assistant-turn cap was reached
+    NO_PROGRESS = "no_progress"  # a turn produced nothing anyone could respond to
+
+
+@dataclass
+class ControlResult:
+    """What a control call (or a routed text turn) did."""
+
+    content: str = '{"ok": true}'  # tool message returned to the agent
+    to_user: str | None = None  # text delivered to the user this turn
+    end: TerminationReason | None = None
+
+
+@dataclass
+class UserTurn:
+    """The user's reply to what the agent delivered this turn."""
+
+    text: str | None
+    end: bool = False
+
+
+class SessionProtocol(Protocol):
+    """Suite-side rules of one session (see module docstring)."""
+
+    control_specs: list[ToolSpec]
+    max_rescues: int  # text-only turns get this many re-prompts before on_text decides
+
+    def filter_batch(self, calls: list[ToolCall], turn: int, trace: TraceWriter) -> list[ToolCall]:
+        """Drop or reorder calls before execution (e.g. duplicate channel calls)."""
+
+    def rescue_note(self, text: str, attempt: int) -> str:
+        """Transient note appended after an off-protocol text turn, asking the agent to redo it."""
+
+    async def on_control(self, call: ToolCall, turn: int, trace: TraceWriter) -> ControlResult: ...
+
+    async def on_text(self, text: str, turn: int, trace: TraceWriter) -> ControlResult:
+        """A text-only turn that no rescue fixed."""
+
+    async def on_tool_result(self, call: ToolCall, ok: bool, turn: int) -> None:
+        """Observe each executed domain call (e.g. so a user simulator knows task progress)."""
+
+    async def user_reply(self, delivered: str, turn: int, trace: TraceWriter) -> UserTurn: ...
+
+
+@dataclass
+class SessionOutcome:
+    """What a finished session leaves for the suite to score."""
+
+    termination: TerminationReason
+    turns: int
+    messages: list[Message]
+    batches: list[list[ToolCall]] = field(default_factory=list)  # executed domain calls per turn
+    usage: Usage = field(default_factory=Usage)
+
+
+def _add_usage(total: Usage, u: Usage) -> None:
+    total.input_tokens += u.input_tokens
+    total.cached_tokens += u.cached_tokens
+    total.output_tokens += u.output_tokens
+    total.cost_usd += u.cost_usd
+
+
+async def run_session(
+    agent: Agent,
+    env: Toolkit,
+    protocol: SessionProtocol,
+    *,
+    system: str,
+    opening: list[Message],
+    session_id: str,
+    phase: str,
+    trace: TraceWriter,
+    max_turns: int = DEFAULT_MAX_TURNS,
+) -> SessionOutcome:
+    """Run one session to its end and return the outcome; the trace gets every step."""
+    control = {s.name for s in protocol.control_specs}
+    schemas = [s.json_schema() for s in protocol.control_specs] + env.schemas()
+    messages = list(opening)
+    usage = Usage()
+    batches: list[list[ToolCall]] = []
+    trace.emit("session_start", phase=phase, agent=agent.name, tools=[s["function"]["name"] for s in schemas])
+    for m in opening:
+        trace.emit("user_message", text=m.content)
+
+    def observe(extra: list[Message] = ()) -> Observation:  # type: ignore[assignment]
+        return Observation(system=system, messages=messages + list(extra), tools=schemas, session_id=session_id, phase=phase)
+
+    reason = TerminationReason.TURN_CAP
+    turn = 0
+    for turn in range(max_turns):
+        at: AssistantTurn = await agent.act(observe())
+        _add_usage(usage, at.usage)
+        # Off-protocol text turn: re-prompt with a transient note; a rescued turn takes its slot.
+        attempt = 0
+        while not at.tool_calls and at.text and attempt < protocol.max_rescues:
+            attempt += 1
+            note = protocol.rescue_note(at.text, attempt)
+            trace.emit("scaffolding_note", turn=turn, attempt=attempt, text=at.text, note=note)
+            retry = await agent.act(observe([Message(role="assistant", content=at.text), Message(role="user", content=note)]))
+            _add_usage(usage, retry.usage)
+            if retry.tool_calls:
+                trace.emit("rescued", turn=turn, attempt=attempt)
+                at = retry
+        calls = protocol.filter_batch(at.tool_calls, turn, trace) if at.tool_calls else []
+        trace.emit(
+            "assistant_turn", turn=turn, text=at.text,
+            tool_calls=[c.model_dump() for c in calls], usage=at.usage.model_dump(),
+        )
+        messages.append(Message(role="assistant", content=at.text, tool_calls=calls))
+        delivered: list[str] = []
+        end: TerminationReason | None = None
+        if not calls:
+            if not at.text:
+                reason = TerminationReason.NO_PROGRESS
+                break
+            r = await protocol.on_text(at.text, turn, trace)
+            delivered += [r.to_user] if r.to_user is not None else []
+            end = r.end
+        executed: list[ToolCall] = []
+        for pos, c in enumerate(calls):
+            if c.name in control:
+                r = await protocol.on_control(c, turn, trace)
+                content = r.content
+                delivered += [r.to_user] if r.to_user is not None else []
+                end = end or r.end
+            else:
+                res = env.call(c.name, c.arguments)
+                spec = env.spec(c.name)
+                trace.emit(
+                    "tool_call", turn=turn, batch_pos=pos, call_id=c.id, name=c.name, arguments=c.arguments,
+                    kind=(spec.kind if spec else ToolKind.READ).value, ok=res.ok, output=res.output, error=res.error,
+                )
+                await protocol.on_tool_result(c, res.ok, turn)
+                content = res.content()
+                executed.append(c)
+            messages.append(Message(role="tool", content=content, tool_call_id=c.id, name=c.name))
+        if executed:
+            batches.append(executed)
+        if delivered and end is None:
+            reply = await protocol.user_reply("\n\n".join(delivered), turn, trace)
+            if reply.text:
+                messages.append(Message(role="user", content=reply.text))
+                trace.emit("user_message", turn=turn, text=reply.text, end=reply.end)
+            if reply.end:
+                end = TerminationReason.USER_END
+        if end is not None:
+            reason = end
+            break
+        if not calls and not delivered:
+            reason = TerminationReason.NO_PROGRESS
+            break
+    trace.emit("session_end", reason=reason.value, turns=turn + 1, usage=usage.model_dump())
+    return SessionOutcome(termination=reason, turns=turn + 1, messages=messages, batches=batches, usage=usage)

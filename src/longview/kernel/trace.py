@@ -1,0 +1,76 @@
+"""Event transcripts: one JSONL file per session, written as the session runs, with a reader.
+
+Every line is a :class:`TraceEvent`. Kernel events: ``session_start``, ``user_message``,
+``assistant_turn``, ``tool_call`` (the tool log: turn, batch position, READ/WRITE kind, result),
+``session_end``. Suites add protocol events (e.g. ATR's ``route_decision``) through the same writer.
+Text passes through secret redaction before it reaches disk.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from pydantic import BaseModel, Field
+
+
+class TraceEvent(BaseModel):
+    """One line of a session transcript."""
+
+    seq: int = Field(description="Position in the file, from 0.")
+    session_id: str = Field(description="Session the event belongs to.")
+    turn: int | None = Field(default=None, description="Assistant turn index, if turn-scoped.")
+    type: str = Field(description="Event type, e.g. assistant_turn, tool_call, route_decision.")
+    data: dict[str, Any] = Field(default_factory=dict, description="Event payload.")
+    clock: str | None = Field(default=None, description="Simulated time (ISO), if the suite keeps one.")
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+class TraceWriter:
+    """Appends events for one session; flushes each line so a crash loses at most one event."""
+
+    def __init__(self, path: Path | None, session_id: str, redact: Callable[[str], str] | None = None):
+        self.session_id = session_id
+        self.events: list[TraceEvent] = []
+        self._redact = redact or _default_redact()
+        self._fh = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = path.open("w", encoding="utf-8")
+
+    def emit(self, type: str, turn: int | None = None, clock: str | None = None, **data: Any) -> TraceEvent:
+        ev = TraceEvent(seq=len(self.events), session_id=self.session_id, turn=turn, type=type, data=data, clock=clock)
+        self.events.append(ev)
+        if self._fh is not None:
+            self._fh.write(self._redact(ev.model_dump_json()) + "\n")
+            self._fh.flush()
+        return ev
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+def _default_redact() -> Callable[[str], str]:
+    try:
+        from longview.kernel.models.secrets import redact
+    except ImportError:  # model layer absent: nothing secret can have been loaded
+        return _identity
+    return redact
+
+
+def read_trace(path: Path) -> list[TraceEvent]:
+    """Read a session transcript back into events."""
+    return list(iter_trace(path))
+
+
+def iter_trace(path: Path) -> Iterator[TraceEvent]:
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield TraceEvent.model_validate(json.loads(line))

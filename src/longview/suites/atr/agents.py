@@ -1,0 +1,152 @@
+"""Scripted reference agents: validity bounds that act only through the same tools as any agent.
+
+They may follow a learning session's gold trajectory to finish the current task (they bound asking
+and applying, not task execution). In test sessions they discover objects through the tools, then
+decide with a structured behaviour:
+
+- ``ref:passive`` never asks about standing rules and applies the counterfactual default;
+- ``ref:asker`` asks one standing-rule question per learning session about the decision it just
+  made, and at test time applies the rules whose answers actually reached its context;
+- ``ref:oracle`` applies the test-bound rule's structured preference.
+
+Their state is re-derived from the observation each turn, so they are deterministic and resumable.
+"""
+
+from __future__ import annotations
+
+import json
+
+from longview.kernel.agent import AssistantTurn, Observation, ToolCall
+from longview.kernel.errors import ConfigError
+from longview.suites.atr import policy
+from longview.suites.atr.dataset import Episode, LearningSession, StandingRule, TestSession
+from longview.suites.atr.preference import Preference
+
+REFERENCE_AGENTS = {
+    "ref:passive": "default",
+    "ref:asker": "atr",
+    "ref:oracle": "oracle_target",
+}  # agent -> the variant it runs by default
+
+
+def _n_turns(obs: Observation) -> int:
+    return sum(1 for m in obs.messages if m.role == "assistant")
+
+
+def _call(obs: Observation, i: int, name: str, args: dict) -> ToolCall:
+    return ToolCall(id=f"{obs.session_id}-t{_n_turns(obs)}-{i}", name=name, arguments=args)
+
+
+def _surface_phrase(tool: str) -> str:
+    return tool.replace("_", " ")
+
+
+class ReferenceAgent:
+    """Shared mechanics; subclasses choose what to ask and how to decide."""
+
+    name = "ref:base"
+
+    def __init__(self, episode: Episode) -> None:
+        self.episode = episode
+        self._learning = {s.session_id: s for s in episode.learning_sessions}
+        self._tests = {s.session_id: s for s in episode.test_sessions}
+
+    async def act(self, obs: Observation) -> AssistantTurn:
+        if obs.session_id in self._learning:
+            return self._learn(obs, self._learning[obs.session_id])
+        if obs.session_id in self._tests:
+            return self._test(obs, self._tests[obs.session_id])
+        raise ConfigError(f"{self.name}: unknown session {obs.session_id}")
+
+    # --- learning -------------------------------------------------------------------------
+    def question(self, obs: Observation, session: LearningSession) -> str | None:
+        return None
+
+    def _learn(self, obs: Observation, session: LearningSession) -> AssistantTurn:
+        n = _n_turns(obs)
+        steps = session.gold_trajectory
+        if n < len(steps):
+            return AssistantTurn(tool_calls=[_call(obs, 0, steps[n].tool, steps[n].arguments)])
+        if n == len(steps):
+            text = f"All done: {session.reason_for_call.rstrip('.').lower()}."
+            q = self.question(obs, session)
+            if q:
+                text += " " + q
+            return AssistantTurn(tool_calls=[_call(obs, 0, "send_to_user", {"output": text, "reason": "report"})])
+        return AssistantTurn(
+            tool_calls=[_call(obs, 0, "send_to_user", {"output": "Noted, thank you.", "reason": "acknowledge"})]
+        )
+
+    # --- test -----------------------------------------------------------------------------
+    def behaviour(self, obs: Observation, session: TestSession, rule: StandingRule) -> Preference:
+        return rule.default or policy.blind_default(session)
+
+    def _test(self, obs: Observation, session: TestSession) -> AssistantTurn:
+        n = _n_turns(obs)
+        plan = policy.discovery_plan(session)
+        if n == 0 and plan:
+            return AssistantTurn(tool_calls=[_call(obs, i, s.tool, s.arguments) for i, s in enumerate(plan)])
+        outputs = []
+        for m in obs.messages:
+            if m.role == "tool" and m.content:
+                try:
+                    outputs.append(json.loads(m.content))
+                except json.JSONDecodeError:
+                    continue
+        rule = self.episode.rule(session.rule_id)
+        batches = policy.decide(session, self.behaviour(obs, session, rule), policy.records_from_outputs(outputs))
+        k = n - (1 if plan else 0)
+        if k < len(batches):
+            return AssistantTurn(tool_calls=[_call(obs, i, s.tool, s.arguments) for i, s in enumerate(batches[k])])
+        return AssistantTurn(tool_calls=[_call(obs, 0, "finish_session", {})])
+
+
+class PassiveAgent(ReferenceAgent):
+    name = "ref:passive"
+
+
+class OracleAgent(ReferenceAgent):
+    name = "ref:oracle"
+
+    def behaviour(self, obs: Observation, session: TestSession, rule: StandingRule) -> Preference:
+        return rule.preference or policy.oracle_behaviour(session, rule)
+
+
+class AskerAgent(ReferenceAgent):
+    name = "ref:asker"
+
+    def question(self, obs: Observation, session: LearningSession) -> str | None:
+        writes = [s.tool for s in session.gold_trajectory if not s.tool.startswith(("search_", "list_"))]
+        if not writes:
+            return None
+        # Prefer a decision surface it has not asked about in an earlier session (visible in context).
+        fresh = [t for t in writes if _surface_phrase(t) not in obs.system]
+        tool = (fresh or writes)[-1]
+        return (
+            f"For future {session.domain} requests, do you have a standing preference for how I should "
+            f"{_surface_phrase(tool)}?"
+        )
+
+    def behaviour(self, obs: Observation, session: TestSession, rule: StandingRule) -> Preference:
+        base = rule.default or policy.blind_default(session)
+        frame_tools = set(session.frame.arguments) if session.frame else {base.tool}
+        out = base.model_copy(deep=True)
+        # Only rules whose answer the user actually gave (now in the frozen context) can be applied.
+        for r in self.episode.rules:
+            p = r.preference
+            if p is None or r.canonical_answer not in obs.system or p.tool not in frame_tools:
+                continue
+            if p.confirm:
+                out.confirm = True
+            if p.tool != out.tool or p.select or p.value is not None:
+                out.tool, out.param = p.tool, p.param or out.param
+                out.select = p.select or out.select
+                out.value = p.value if p.value is not None else out.value
+        return out
+
+
+def make_reference_agent(name: str, episode: Episode) -> ReferenceAgent:
+    cls = {"ref:passive": PassiveAgent, "ref:asker": AskerAgent, "ref:oracle": OracleAgent}.get(name)
+    if cls is None:
+        raise ConfigError(f"unknown reference agent '{name}'; expected one of {', '.join(REFERENCE_AGENTS)}")
+    return cls(episode)

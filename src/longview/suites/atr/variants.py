@@ -1,0 +1,74 @@
+"""Diagnostic variants (paper 000, Table 1 and App. B.5) as prompt-block configurations.
+
+The system prompt is assembled from named blocks shipped as versioned files in ``prompts/``:
+base, domain policy, the cross-session ``<context>``, the phase block, the send protocol (learning
+only), then the variant's blocks — phase and variant blocks sit after the context, near the tail.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+from importlib import resources
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from longview.kernel.errors import ConfigError
+
+
+class Variant(BaseModel):
+    """One diagnostic variant."""
+
+    name: str = Field(description="Variant name.")
+    learning: bool = Field(description="Whether the learning phase runs.")
+    blocks: list[str] = Field(default_factory=list, description="Extra prompt blocks, in order.")
+    oracle: Literal["target", "full"] | None = Field(
+        default=None, description="Oracle context: the test-bound rule's answer, or all answers."
+    )
+
+
+VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in [
+        Variant(name="default", learning=True),
+        Variant(name="atr", learning=True, blocks=["standing_rule_def", "variant_atr"]),
+        Variant(name="always_ask", learning=True, blocks=["standing_rule_def", "variant_always_ask"]),
+        Variant(name="oracle_target", learning=False, oracle="target"),
+        Variant(name="oracle_full", learning=False, oracle="full"),
+    ]
+}
+MAIN_VARIANTS = ["default", "atr", "always_ask", "oracle_target"]
+
+
+def get_variant(name: str) -> Variant:
+    try:
+        return VARIANTS[name]
+    except KeyError:
+        raise ConfigError(f"unknown variant '{name}'; expected one of {', '.join(VARIANTS)}") from None
+
+
+@cache
+def block(name: str) -> str:
+    """Text of one prompt block file."""
+    return (resources.files("longview.suites.atr") / "prompts" / f"{name}.md").read_text(encoding="utf-8").strip()
+
+
+def prompt_hashes() -> dict[str, str]:
+    """sha256 of every prompt block, for the run manifest."""
+    root = resources.files("longview.suites.atr") / "prompts"
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.iterdir(), key=lambda p: p.name)
+        if p.name.endswith(".md")
+    }
+
+
+def system_prompt(variant: Variant, domain: str, phase: Literal["learning", "test"], context: str) -> str:
+    """Assemble the agent's system prompt from named blocks."""
+    parts = [block("base"), block(f"domain_{domain}"), f"<context>\n{context}\n</context>"]
+    parts.append(block(f"mode_{phase}"))
+    if phase == "learning":
+        parts.append(block("send_protocol"))
+        parts += [block(b) for b in variant.blocks]
+    return "\n\n".join(parts)
