@@ -1,0 +1,154 @@
+"""The `longview` command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from longview import __version__
+from longview.kernel.errors import LongviewError
+
+app = typer.Typer(
+    help="Evaluate long-lived, proactive personal-assistant agents.", no_args_is_help=True, pretty_exceptions_show_locals=False
+)
+data_app = typer.Typer(help="Build datasets.", no_args_is_help=True)
+app.add_typer(data_app, name="data")
+console = Console()
+err = Console(stderr=True)
+
+SUITES = {"atr": "ask-to-remember (paper 000, ATRBench)"}
+
+
+def _fail(e: Exception) -> None:
+    err.print(f"[bold red]error:[/] {e}", highlight=False)
+    raise typer.Exit(2)
+
+
+def _suite(name: str) -> None:
+    if name not in SUITES:
+        _fail(LongviewError(f"unknown suite '{name}'; available: {', '.join(SUITES)}"))
+
+
+@app.command()
+def run(
+    suite: Annotated[str, typer.Argument(help="Suite to run: atr.")],
+    agent: Annotated[Optional[list[str]], typer.Option("--agent", help="ref:passive, ref:asker, ref:oracle, or 'reference' for all three. Repeatable.")] = None,
+    variant: Annotated[Optional[list[str]], typer.Option("--variant", help="default, atr, always_ask, oracle_target, oracle_full. Repeatable; default: each agent's own.")] = None,
+    dataset: Annotated[str, typer.Option(help="'builtin', a folder of episode JSON files, or atrbench:PATH.")] = "builtin",
+    personas: Annotated[Optional[int], typer.Option(help="Use only the first N personas (by id).")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="Run directory (default: runs/atr-<config hash>).")] = None,
+    json_out: Annotated[Optional[Path], typer.Option("--json", help="Also write the scorecard JSON here.")] = None,
+    resume: Annotated[bool, typer.Option(help="Continue a run: skip cells that finished.")] = False,
+    force: Annotated[bool, typer.Option(help="Replace an existing run directory (or resume across a config change).")] = False,
+    max_concurrency: Annotated[int, typer.Option(help="Cells run at once.")] = 4,
+    seed: Annotated[int, typer.Option(help="Seed for bootstrap CIs and model trials.")] = 0,
+    max_turns: Annotated[int, typer.Option(help="Assistant-turn cap per session.")] = 20,
+) -> None:
+    """Run a suite and print its scorecard."""
+    _suite(suite)
+    from longview.suites.atr import suite as atr
+    from longview.suites.atr.report import breakdown_table, scorecard_table
+
+    opts = atr.RunOptions(
+        agents=agent or ["reference"], variants=variant or [], dataset=dataset, personas=personas, out=out,
+        resume=resume, force=force, max_concurrency=max_concurrency, seed=seed, max_turns=max_turns,
+    )
+    progress = Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err, transient=False,
+    )
+    tasks: dict[str, int] = {}
+
+    def on_start(cells: int, sessions: int) -> None:
+        tasks["cells"] = progress.add_task("cells", total=cells)
+        tasks["sessions"] = progress.add_task("sessions", total=sessions)
+
+    try:
+        with progress:
+            store, sc = atr.run(
+                opts,
+                on_start=on_start,
+                on_session=lambda: progress.advance(tasks["sessions"]),
+                on_cell=lambda c, r: progress.advance(tasks["cells"]),
+            )
+        if json_out:
+            atr.write_json(sc, json_out)
+    except LongviewError as e:
+        _fail(e)
+    console.print(scorecard_table(sc))
+    console.print(breakdown_table(sc))
+    console.print(f"run directory: {store.root}")
+
+
+@app.command()
+def show(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    json_out: Annotated[Optional[Path], typer.Option("--json", help="Also write the scorecard JSON here.")] = None,
+) -> None:
+    """Reprint the scorecard of a finished (or partial) run."""
+    from longview.kernel.runstore import RunStore
+    from longview.suites.atr import suite as atr
+    from longview.suites.atr.report import breakdown_table, scorecard_table
+
+    try:
+        store = RunStore(run_dir)
+        manifest = store.manifest()
+        _suite(manifest.suite)
+        sc = atr.score(store)
+        if json_out:
+            atr.write_json(sc, json_out)
+    except LongviewError as e:
+        _fail(e)
+    console.print(scorecard_table(sc))
+    console.print(breakdown_table(sc))
+    console.print(
+        f"longview {manifest.package_version} · commit {manifest.git_commit or 'unknown'} · "
+        f"dataset {manifest.dataset.name} {manifest.dataset.sha256[:12]} · config {manifest.config_hash[:12]}"
+    )
+
+
+@app.command("list")
+def list_() -> None:
+    """Show suites, datasets and agents."""
+    from longview.suites.atr.agents import REFERENCE_AGENTS
+    from longview.suites.atr.variants import VARIANTS
+
+    t = Table(title=f"longview {__version__}")
+    t.add_column("kind")
+    t.add_column("name")
+    t.add_column("notes")
+    for name, desc in SUITES.items():
+        t.add_row("suite", name, desc)
+    t.add_row("dataset", "atr: builtin", "20 generated personas shipped with longview")
+    t.add_row("dataset", "atr: PATH", "a folder of ATRBench-format episode JSON files")
+    t.add_row("dataset", "atr: atrbench:PATH", "the released ATRBench data (data/personas/*/episodes)")
+    for a, v in REFERENCE_AGENTS.items():
+        t.add_row("agent", a, f"scripted reference agent (default variant: {v})")
+    for v in VARIANTS:
+        t.add_row("variant", v, "")
+    console.print(t)
+
+
+@data_app.command("generate")
+def generate(
+    suite: Annotated[str, typer.Argument(help="Suite whose dataset to build: atr.")],
+    seed: Annotated[int, typer.Option(help="Generation seed.")] = 0,
+    personas: Annotated[int, typer.Option(help="Number of personas.")] = 20,
+    out: Annotated[Path, typer.Option(help="Output folder.")] = Path("atr-cohort"),
+) -> None:
+    """Generate a cohort deterministically from a seed, with its QC report."""
+    _suite(suite)
+    from longview.suites.atr.generator import build
+
+    episodes, report = build.generate(seed, personas)
+    build.write(episodes, report, out)
+    console.print(f"wrote {len(episodes)} episodes and qc_report.json to {out}")
+
+
+def main() -> None:  # pragma: no cover
+    app()
