@@ -1,0 +1,56 @@
+"""Time the full reference run of `atr` on the built-in cohort.
+
+Reports, per repetition and as medians: wall seconds, sessions per second, and harness time per
+agent turn (wall time divided by assistant turns; reference agents are scripted, so this is the
+framework's own cost). Run: python benchmarks/bench_atr_reference.py [--repeat 3] [--personas N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from longview.kernel.trace import iter_trace
+from longview.suites.atr import suite as atr
+
+
+def one(personas: int | None, concurrency: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        opts = atr.RunOptions(out=Path(tmp) / "run", personas=personas, max_concurrency=concurrency, force=True)
+        t0 = time.perf_counter()
+        store, sc = atr.run(opts)
+        wall = time.perf_counter() - t0
+        sessions = turns = 0
+        for f in (store.root / "cells").glob("*/*.jsonl"):
+            sessions += 1
+            turns += sum(1 for e in iter_trace(f) if e.type == "assistant_turn")
+    return {
+        "wall_s": wall,
+        "sessions": sessions,
+        "turns": turns,
+        "sessions_per_s": sessions / wall,
+        "ms_per_turn": 1000 * wall / max(turns, 1),
+        "tsacc": {f"{r.agent}/{r.variant}": r.metrics.tsacc for r in sc.rows},
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--personas", type=int, default=None)
+    ap.add_argument("--max-concurrency", type=int, default=4)
+    a = ap.parse_args()
+    runs = [one(a.personas, a.max_concurrency) for _ in range(a.repeat)]
+    for i, r in enumerate(runs):
+        print(f"run {i}: {r['wall_s']:.2f} s, {r['sessions']} sessions, {r['turns']} agent turns, "
+              f"{r['sessions_per_s']:.1f} sessions/s, {r['ms_per_turn']:.2f} ms/turn")
+    med = {k: statistics.median(r[k] for r in runs) for k in ("wall_s", "sessions_per_s", "ms_per_turn")}
+    print(json.dumps({"median": med, "repeat": a.repeat, "tsacc": runs[-1]["tsacc"]}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
