@@ -108,13 +108,11 @@ class Scorecard(BaseModel):
 
 def _pick(rows: list[Row], variant: str) -> Row | None:
     cands = [r for r in rows if r.variant == variant]
-    if len(cands) <= 1:
-        return cands[0] if cands else None
-    bound = [r for r in cands if r.agent == _BOUND_AGENT[variant]]
-    if len(bound) != 1:
-        agents = sorted(r.agent for r in cands)
-        raise ScoringError(f"group '{rows[0].group}' has several {variant} rows {agents}; pass group_of to split it")
-    return bound[0]
+    if len(cands) > 1:
+        # Several agents of one group ran this bound variant: only the paper's bound agent decides;
+        # without it the bound is ambiguous and the group's Gap stays undefined.
+        cands = [r for r in cands if r.agent == _BOUND_AGENT[variant]]
+    return cands[0] if len(cands) == 1 else None
 
 
 def bound_rows(rows: list[Row], group: str) -> tuple[Row | None, Row | None]:
