@@ -1,0 +1,387 @@
+"""Shared machinery of the six personal-assistant toolkits.
+
+A session's world is a :class:`SessionDB` built from its ``local_env.references``. Every id an agent
+passes must be known to it (a reference, an id mentioned in some reference's attributes, or an id a
+tool created earlier); otherwise the tool fails with "Not found". Search/list tools filter leniently
+and deterministically, and always hand back attributes verbatim.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import unicodedata
+from datetime import date, datetime
+from typing import Any, Callable, ClassVar, Iterable
+
+from pydantic import BaseModel, Field
+
+from longview.kernel.state import WorldState
+from longview.kernel.tools import ToolError, ToolKind, Toolkit, tool
+
+
+class Record(BaseModel):
+    """One object of the session: a pre-loaded reference or something a tool created."""
+
+    id: str = Field(description="Object id.")
+    type: str = Field(description="Object type, e.g. product, restaurant_reservation.")
+    attributes: dict[str, Any] = Field(default_factory=dict, description="Returned verbatim.")
+
+    def view(self) -> dict[str, Any]:
+        """What a tool shows the agent: id, type and a copy of all attributes."""
+        return {"id": self.id, "type": self.type, "attributes": copy.deepcopy(self.attributes)}
+
+
+class SessionDB(WorldState):
+    """Everything a personal-assistant session knows; tools read and change only this."""
+
+    records: dict[str, Record] = Field(default_factory=dict, description="Objects by id.")
+    mentioned_ids: dict[str, str] = Field(
+        default_factory=dict,
+        description="Ids seen only as attribute values (e.g. a product's order_id) -> the key "
+        "they appeared under. Their type is unknown, so any id slot accepts them.",
+    )
+    created: list[str] = Field(default_factory=list, description="Ids created by tools, in order.")
+    counter: int = Field(default=0, description="Last number used for a new id.")
+
+    @classmethod
+    def load(cls, references: Iterable[Any]) -> "SessionDB":
+        db = cls()
+        for ref in references:
+            raw = ref.model_dump() if isinstance(ref, BaseModel) else dict(ref)
+            rec = Record(id=raw["id"], type=raw["type"], attributes=copy.deepcopy(raw.get("attributes") or {}))
+            db.records[rec.id] = rec
+        for rec in db.records.values():
+            db.index(rec.attributes)
+        return db
+
+    def index(self, attributes: Any) -> None:
+        """Remember ids mentioned under ``*_id`` / ``*_ids`` keys, at any depth."""
+        if isinstance(attributes, list):
+            for item in attributes:
+                self.index(item)
+        elif isinstance(attributes, dict):
+            for key, value in attributes.items():
+                values = value if key.endswith("_ids") and isinstance(value, list) else [value]
+                if key.endswith(("_id", "_ids")):
+                    for v in values:
+                        if isinstance(v, str) and v and v not in self.records:
+                            self.mentioned_ids.setdefault(v, key)
+                self.index(value)
+
+    def new_id(self, prefix: str) -> str:
+        """A fresh deterministic id with a type prefix, never colliding with a known id."""
+        while True:
+            self.counter += 1
+            candidate = f"{prefix}{self.counter:03d}"
+            if candidate not in self.records and candidate not in self.mentioned_ids:
+                return candidate
+
+
+# ---- lenient, deterministic filtering -------------------------------------------------------
+
+_STOPWORDS = {"the", "and", "for", "with", "los", "las", "del", "les"}
+
+
+def normalize(value: Any) -> str:
+    """Lower-case, accent-free, punctuation collapsed to single spaces."""
+    text = unicodedata.normalize("NFKD", str(value))
+    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
+    return " ".join(re.split(r"[^0-9a-z]+", text)).strip()
+
+
+def _tokens(text: str) -> set[str]:
+    return {t for t in text.split() if len(t) > 2 and t not in _STOPWORDS}
+
+
+def text_score(query: str, value: Any) -> int:
+    """2 = phrase match (either contains the other), 1 = shared word, 0 = no match."""
+    if isinstance(value, list):
+        return max((text_score(query, v) for v in value), default=0)
+    q, v = normalize(query), normalize(value)
+    if not q or (v and (q in v or v in q)):
+        return 2
+    return 1 if _tokens(q) & _tokens(v) else 0
+
+
+Check = Callable[[dict[str, Any]], int]
+
+
+def text_filter(keys: tuple[str, ...], query: str | None) -> Check | None:
+    """Best match of ``query`` over the given attributes; a record lacking them all passes."""
+    if query is None:
+        return None
+
+    def check(attrs: dict[str, Any]) -> int:
+        present = [attrs[k] for k in keys if attrs.get(k) not in (None, "")]
+        return max((text_score(query, v) for v in present), default=2)
+
+    return check
+
+
+def any_filter(keys: tuple[str, ...], wanted: list[str] | None) -> Check | None:
+    """Passes when any wanted term matches the attributes (tags, participants, ...)."""
+    if not wanted:
+        return None
+    checks = [text_filter(keys, w) for w in wanted]
+    return lambda attrs: max(c(attrs) for c in checks if c)
+
+
+def number_filter(key: str, limit: float | None, at_most: bool) -> Check | None:
+    """Keep records whose numeric attribute is within ``limit`` (absent passes)."""
+    if limit is None:
+        return None
+
+    def check(attrs: dict[str, Any]) -> int:
+        v = attrs.get(key)
+        if not isinstance(v, (int, float)):
+            return 2
+        return 2 if (v <= limit if at_most else v >= limit) else 0
+
+    return check
+
+
+def equals_filter(key: str, value: str | None) -> Check | None:
+    """Exact (case-insensitive) match on a closed value such as a folder or calendar."""
+    if value is None:
+        return None
+    return lambda attrs: 2 if key not in attrs or normalize(attrs[key]) == normalize(value) else 0
+
+
+_SORT_KEYS: dict[str, tuple[tuple[str, ...], bool]] = {
+    # sort_by value -> (attribute candidates, descending)
+    "price_asc": (("price", "price_per_night"), False),
+    "price_desc": (("price", "price_per_night"), True),
+    "rating": (("rating",), True),
+    "distance": (("distance_km",), False),
+}
+
+
+def sort_records(records: list[Record], sort_by: str | None) -> list[Record]:
+    """Stable sort; records missing the key go last; 'relevance' keeps the given order."""
+    if sort_by not in _SORT_KEYS:
+        return records
+    keys, desc = _SORT_KEYS[sort_by]
+
+    def key(r: Record) -> tuple[int, float]:
+        v = next((r.attributes[k] for k in keys if isinstance(r.attributes.get(k), (int, float))), None)
+        if v is None:
+            return (1, 0.0)
+        return (0, -v if desc else v)
+
+    return sorted(records, key=key)
+
+
+def parse_datetime(value: str, name: str) -> datetime:
+    """Parse an ISO datetime; local wall-clock comparison, so any offset is dropped."""
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).replace(tzinfo=None)
+    except ValueError:
+        raise ToolError(f"{name} must be an ISO 8601 datetime, got {value!r}") from None
+
+
+def parse_date(value: str, name: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise ToolError(f"{name} must be an ISO 8601 date (YYYY-MM-DD), got {value!r}") from None
+
+
+def positive_int(value: Any, name: str) -> int:
+    """An integer >= 1, also from a string (``modify_*.new_value`` is free text)."""
+    try:
+        n = int(str(value).strip())
+    except ValueError:
+        raise ToolError(f"{name} must be a whole number, got {value!r}") from None
+    if n < 1:
+        raise ToolError(f"{name} must be at least 1, got {n}")
+    return n
+
+
+# Placeholders for identity fields the user did not spell out: synthetic, never real contact data.
+_IDENTITY = {
+    "shipping_address": "default shipping address on file for {name}",
+    "payment_method": "saved payment card on file for {name}",
+    "contact_info": "saved contact details on file for {name}",
+    "traveler_info": "saved traveler profile of {name}",
+    "guest_info": "saved guest profile of {name}",
+}
+
+
+class PersonalToolkit(Toolkit):
+    """Base of the domain toolkits: session DB, id checks, filtering and the confirmation tool."""
+
+    DOMAIN: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        references: Iterable[Any] = (),
+        persona: dict[str, Any] | None = None,
+        only: list[str] | None = None,
+    ) -> None:
+        self.persona = dict(persona or {})
+        self.db = SessionDB.load(references)
+        # Called by get_user_confirmation; a user-simulator runtime may replace it.
+        self.confirmation_policy: Callable[[str, dict[str, Any]], bool] | None = None
+        if only is not None:
+            only = list(dict.fromkeys([*only, "get_user_confirmation"]))
+        super().__init__(only)
+
+    @classmethod
+    def tool_names(cls) -> list[str]:
+        """Every tool the class defines, base tool included, in name order."""
+        return sorted(
+            getattr(cls, a).__tool_meta__[2] for a in dir(cls) if hasattr(getattr(cls, a), "__tool_meta__")
+        )
+
+    # ---- ids ---------------------------------------------------------------------------------
+
+    def need(self, id_: str, types: Iterable[str] = ()) -> Record | None:
+        """The record for ``id_``; None when it is known only as a mention. Unknown -> Not found."""
+        types = tuple(types)
+        rec = self.db.records.get(id_)
+        if rec is not None:
+            if types and rec.type not in types:
+                raise ToolError(f"Not found: {id_} (it is a {rec.type}, not a {' or '.join(types)})")
+            return rec
+        if id_ in self.db.mentioned_ids:
+            return None
+        raise ToolError(f"Not found: {id_}")
+
+    def need_all(self, ids: list[str], types: Iterable[str], name: str) -> list[Record]:
+        """Check every id; return the records among them (mention-only ids have none)."""
+        if not ids:
+            raise ToolError(f"{name} must list at least one id")
+        types = tuple(types)
+        return [r for r in (self.need(i, types) for i in ids) if r is not None]
+
+    def need_record(self, id_: str, types: tuple[str, ...]) -> Record:
+        """Like :meth:`need`, but give a mention-only id a record (of type ``types[0]``) so a write
+        can change it."""
+        rec = self.need(id_, types)
+        if rec is None:
+            rec = Record(id=id_, type=types[0], attributes={})
+            self.db.records[id_] = rec
+        return rec
+
+    def mentions(self, id_: str) -> list[dict[str, Any]]:
+        """Views of the records whose attributes mention ``id_`` (e.g. the product of an order)."""
+        return [r.view() for r in self.db.records.values() if r.id != id_ and id_ in string_values(r.attributes)]
+
+    def create(self, prefix: str, type_: str, **attributes: Any) -> Record:
+        rec = Record(id=self.db.new_id(prefix), type=type_, attributes=attributes)
+        self.db.records[rec.id] = rec
+        self.db.created.append(rec.id)
+        self.db.index(attributes)
+        return rec
+
+    def change_field(
+        self,
+        rec: Record,
+        field: str,
+        new_value: str,
+        *,
+        ints: tuple[str, ...] = (),
+        datetimes: tuple[str, ...] = (),
+        choices: dict[str, tuple[str, ...]] | None = None,
+        closed: tuple[str, ...] = ("cancelled",),
+    ) -> None:
+        """Apply a generic ``modify_*`` change after checking the free-text value fits the field."""
+        if rec.attributes.get("status") in closed:
+            raise ToolError(f"{rec.id} is {rec.attributes['status']} and can no longer be modified")
+        if field in datetimes:
+            parse_datetime(new_value, "new_value")
+        allowed = (choices or {}).get(field)
+        if allowed and new_value not in allowed:
+            raise ToolError(f"new_value for {field} must be one of {', '.join(allowed)}")
+        rec.attributes[field] = positive_int(new_value, "new_value") if field in ints else new_value
+
+    def set_status(self, rec: Record, status: str, *, unless: tuple[str, ...] = ("cancelled",)) -> None:
+        if rec.attributes.get("status") in unless:
+            raise ToolError(f"{rec.id} is already {rec.attributes['status']}")
+        rec.attributes["status"] = status
+
+    def cancel(self, id_: str, types: tuple[str, ...], id_key: str) -> dict[str, Any]:
+        """The shared body of the cancel_* tools."""
+        rec = self.need_record(id_, types)
+        self.set_status(rec, "cancelled")
+        return self.confirmation(id_key, rec)
+
+    # ---- reads -------------------------------------------------------------------------------
+
+    def of_type(self, *types: str) -> list[Record]:
+        return [r for r in self.db.records.values() if r.type in types]
+
+    def search(
+        self, types: tuple[str, ...], checks: list[Check | None], sort_by: str | None = None
+    ) -> dict[str, Any]:
+        """Records of ``types`` passing every filter, strong matches preferred over word overlap.
+
+        If nothing passes, every candidate is returned with a note, so an over-narrow filter never
+        hides the pool.
+        """
+        pool = self.of_type(*types)
+        active = [c for c in checks if c is not None]
+        scored = [(r, [c(r.attributes) for c in active]) for r in pool]
+        note = None
+        for need in (2, 1):
+            hits = [r for r, s in scored if all(x >= need for x in s)]
+            if hits:
+                break
+        else:
+            hits = pool
+            if active and pool:
+                note = "No exact match for the given filters; showing all candidates."
+        out: dict[str, Any] = {"results": [r.view() for r in sort_records(hits, sort_by)], "count": len(hits)}
+        if note:
+            out["note"] = note
+        return out
+
+    def listing(self, records: list[Record]) -> dict[str, Any]:
+        return {"results": [r.view() for r in records], "count": len(records)}
+
+    def tracking(self, id_: str, rec: Record | None, update_scope: str | None, **extra: Any) -> dict[str, Any]:
+        """The shared answer of the track_* tools: current status, requested scope, the record."""
+        return {
+            "id": id_,
+            "status": rec.attributes.get("status", "unknown") if rec else "unknown",
+            "update_scope": update_scope or "all",
+            "updates": [],
+            "record": rec.view() if rec else None,
+            **extra,
+        }
+
+    def confirmation(self, id_key: str, rec: Record, **extra: Any) -> dict[str, Any]:
+        """A write tool's answer: the (new or changed) object's id and its current fields."""
+        return {id_key: rec.id, **copy.deepcopy(rec.attributes), **extra}
+
+    def identity(self, field: str, given: str | None) -> str:
+        """An explicit identity value, else a synthetic placeholder derived from the persona."""
+        if given:
+            return given
+        return _IDENTITY[field].format(name=self.persona.get("name") or "the user")
+
+    # ---- base tool ---------------------------------------------------------------------------
+
+    @tool(ToolKind.READ, tags=("base",))
+    def get_user_confirmation(self, target_tool: str, target_params: dict | None = None) -> dict:
+        """Ask the user to approve a specific action (tool plus the arguments you intend to use) before you perform it.
+
+        Args:
+            target_tool: Name of the tool you are about to call.
+            target_params: The arguments you plan to pass to that tool.
+        """
+        domain_tools = set(self.tool_names()) - {"get_user_confirmation"}
+        if target_tool not in domain_tools:
+            raise ToolError(f"Unknown target_tool for the {self.DOMAIN} domain: {target_tool}")
+        params = dict(target_params or {})
+        ok = self.confirmation_policy(target_tool, params) if self.confirmation_policy else True
+        return {"confirmed": bool(ok), "target_tool": target_tool, "target_params": params}
+
+
+def string_values(value: Any) -> set[str]:
+    if isinstance(value, dict):
+        return set().union(*(string_values(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(string_values(v) for v in value)) if value else set()
+    return {value} if isinstance(value, str) else set()
