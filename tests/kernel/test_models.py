@@ -26,9 +26,9 @@ from longview.kernel.models import (
     make_client,
     redact,
     register_script,
+    secrets,
     unregister_script,
 )
-from longview.kernel.models import secrets
 from longview.kernel.models.client import PROVIDERS, split_model
 from longview.kernel.models.openai_compat import (
     OpenAICompatClient,
@@ -83,10 +83,13 @@ def instant_retry(**kw) -> RetryPolicy:
 
 
 async def test_mock_replays_script_then_reports_exhaustion(script):
-    model = script("replay", [
-        {"tool_calls": [{"name": "book", "arguments": {"people": 2}}]},
-        "Booked.",
-    ])
+    model = script(
+        "replay",
+        [
+            {"tool_calls": [{"name": "book", "arguments": {"people": 2}}]},
+            "Booked.",
+        ],
+    )
     client = make_client(model)
     assert isinstance(client, ModelClient) and client.model == "mock/replay"
     first = await client.complete("sys", USER, TOOLS, P)
@@ -113,7 +116,9 @@ async def test_callable_script_reacts_to_conversation(script):
         seen.append(len(messages))
         results = [m for m in messages if m.role == "tool"]
         if not results:
-            return {"tool_calls": [{"id": "c1", "name": tools[0]["function"]["name"], "arguments": {}}]}
+            return {
+                "tool_calls": [{"id": "c1", "name": tools[0]["function"]["name"], "arguments": {}}]
+            }
         return AssistantTurn(text=f"done: {results[-1].content}")
 
     client = make_client(script("reactive", agent))
@@ -131,7 +136,9 @@ async def test_async_callable_script(script):
     async def agent(system, messages, tools):
         return "async reply"
 
-    assert (await make_client(script("async", agent)).complete(None, USER, [], P)).text == "async reply"
+    assert (
+        await make_client(script("async", agent)).complete(None, USER, [], P)
+    ).text == "async reply"
 
 
 async def test_mock_echo_and_plausible_usage():
@@ -144,7 +151,9 @@ async def test_mock_script_from_file(tmp_path):
     path = tmp_path / "s.json"
     path.write_text(json.dumps({"turns": [{"text": "hi", "tool_calls": [{"name": "f"}]}]}))
     turn = await make_client(f"mock/file:{path}").complete(None, USER, [], P)
-    assert turn.text == "hi" and turn.tool_calls[0].name == "f" and turn.tool_calls[0].arguments == {}
+    assert (
+        turn.text == "hi" and turn.tool_calls[0].name == "f" and turn.tool_calls[0].arguments == {}
+    )
 
 
 def test_malformed_mock_file_names_the_turn(tmp_path):
@@ -213,7 +222,10 @@ async def test_cache_hit_returns_same_turn_and_counts_as_hit(script, tmp_path):
 
     def agent(system, messages, tools):
         calls.append(1)
-        return {"text": "cached answer", "tool_calls": [{"id": "k", "name": "book", "arguments": {"n": 1}}]}
+        return {
+            "text": "cached answer",
+            "tool_calls": [{"id": "k", "name": "book", "arguments": {"n": 1}}],
+        }
 
     cache, ledger = ResponseCache(tmp_path / "cache"), UsageLedger()
     client = make_client(script("cached", agent), cache=cache, ledger=ledger)
@@ -239,8 +251,9 @@ async def test_cache_key_differs_by_trial_and_inputs(script, tmp_path):
     assert base != key("mock/x", None, USER, TOOLS, P, 0)
 
     counter = iter(range(100))
-    client = make_client(script("trials", lambda s, m, t: f"sample {next(counter)}"),
-                         cache=ResponseCache(tmp_path))
+    client = make_client(
+        script("trials", lambda s, m, t: f"sample {next(counter)}"), cache=ResponseCache(tmp_path)
+    )
     t0 = await client.complete("s", USER, [], P, trial=0)
     t1 = await client.complete("s", USER, [], P, trial=1)
     assert (t0.text, t1.text) == ("sample 0", "sample 1")
@@ -272,7 +285,12 @@ async def test_usage_ledger_sums_per_role_with_prices(script):
 
     summary = ledger.summary()
     a = summary.roles["agent"]
-    assert (a.calls, a.input_tokens, a.cached_tokens, a.output_tokens) == (2, 2_000_000, 500_000, 200_000)
+    assert (a.calls, a.input_tokens, a.cached_tokens, a.output_tokens) == (
+        2,
+        2_000_000,
+        500_000,
+        200_000,
+    )
     assert a.cost_usd == pytest.approx(2 * 2.625) and a.cost_known and a.cached_share == 0.25
     assert summary.roles["judge"].cost_known is False  # mock/echo has no price
     assert summary.total.calls == 3 and summary.total.cost_known is False
@@ -302,7 +320,9 @@ def test_backoff_is_exponential_capped_and_seeded():
 
 def test_parse_retry_after_seconds_and_http_date():
     assert parse_retry_after("3") == 3.0 and parse_retry_after(None) is None
-    assert parse_retry_after("Wed, 21 Oct 2015 07:28:10 GMT", now=1445412480.0) == pytest.approx(10.0)
+    assert parse_retry_after("Wed, 21 Oct 2015 07:28:10 GMT", now=1445412480.0) == pytest.approx(
+        10.0
+    )
     assert parse_retry_after("soon") is None
 
 
@@ -321,8 +341,9 @@ async def test_retry_stops_on_non_retryable_status():
 
 async def test_retry_recovers_after_transient_errors():
     slept: list[float] = []
-    outcomes = iter([ProviderError("slow down", status=429, retry_after=2.0),
-                     ProviderError("timeout"), "ok"])
+    outcomes = iter(
+        [ProviderError("slow down", status=429, retry_after=2.0), ProviderError("timeout"), "ok"]
+    )
 
     async def flaky():
         out = next(outcomes)
@@ -365,17 +386,25 @@ def test_provider_errors_and_failures_are_redacted(monkeypatch):
 def test_messages_convert_to_chat_completions_form():
     msgs = [
         Message(role="user", content="hi"),
-        Message(role="assistant", content=None, tool_calls=[
-            ToolCall(id="c1", name="f", arguments={"a": 1}),
-            ToolCall(id="c2", name="g", arguments={"__raw__": "{broken"}),
-        ]),
+        Message(
+            role="assistant",
+            content=None,
+            tool_calls=[
+                ToolCall(id="c1", name="f", arguments={"a": 1}),
+                ToolCall(id="c2", name="g", arguments={"__raw__": "{broken"}),
+            ],
+        ),
         Message(role="tool", tool_call_id="c1", name="f", content='{"ok": true}'),
         Message(role="assistant", content=None),
     ]
     out = to_openai_messages("be brief", msgs)
     assert out[0] == {"role": "system", "content": "be brief"}
     calls = out[2]["tool_calls"]
-    assert calls[0] == {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}
+    assert calls[0] == {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "f", "arguments": '{"a": 1}'},
+    }
     assert calls[1]["function"]["arguments"] == "{broken"
     assert out[3] == {"role": "tool", "tool_call_id": "c1", "content": '{"ok": true}'}
     assert out[4] == {"role": "assistant", "content": ""}
@@ -384,20 +413,32 @@ def test_messages_convert_to_chat_completions_form():
 
 def test_parse_completion_text_tool_calls_and_usage():
     data = {
-        "choices": [{"message": {"content": "", "tool_calls": [
-            {"id": "x1", "function": {"name": "f", "arguments": '{"q": "a"}'}},
-            {"function": {"name": "g", "arguments": "{not json"}},
-            {"id": "x3", "function": {"name": "h", "arguments": "[1, 2]"}},
-            {"id": "x4", "function": {"name": "k", "arguments": ""}},
-        ]}}],
-        "usage": {"prompt_tokens": 120, "completion_tokens": 7,
-                  "prompt_tokens_details": {"cached_tokens": 100}},
+        "choices": [
+            {
+                "message": {
+                    "content": "",
+                    "tool_calls": [
+                        {"id": "x1", "function": {"name": "f", "arguments": '{"q": "a"}'}},
+                        {"function": {"name": "g", "arguments": "{not json"}},
+                        {"id": "x3", "function": {"name": "h", "arguments": "[1, 2]"}},
+                        {"id": "x4", "function": {"name": "k", "arguments": ""}},
+                    ],
+                }
+            }
+        ],
+        "usage": {
+            "prompt_tokens": 120,
+            "completion_tokens": 7,
+            "prompt_tokens_details": {"cached_tokens": 100},
+        },
     }
     turn = parse_completion(data)
     assert turn.text is None
     assert [(c.id, c.arguments) for c in turn.tool_calls] == [
-        ("x1", {"q": "a"}), ("call_1", {"__raw__": "{not json"}),
-        ("x3", {"__raw__": "[1, 2]"}), ("x4", {}),
+        ("x1", {"q": "a"}),
+        ("call_1", {"__raw__": "{not json"}),
+        ("x3", {"__raw__": "[1, 2]"}),
+        ("x4", {}),
     ]
     assert turn.usage == Usage(input_tokens=120, cached_tokens=100, output_tokens=7)
 
@@ -442,8 +483,13 @@ async def test_litellm_backend_with_stand_in_module(monkeypatch):
         status_code = 429
 
     RateLimitError.__module__ = "litellm.exceptions"
-    outcomes = [RateLimitError("slow down"), {"choices": [{"message": {"content": "hello"}}],
-                                              "usage": {"prompt_tokens": 9, "completion_tokens": 2}}]
+    outcomes = [
+        RateLimitError("slow down"),
+        {
+            "choices": [{"message": {"content": "hello"}}],
+            "usage": {"prompt_tokens": 9, "completion_tokens": 2},
+        },
+    ]
 
     async def acompletion(**kw):
         seen.append(kw)
@@ -473,5 +519,7 @@ async def test_litellm_bug_is_not_retried(monkeypatch):
     fake.acompletion = acompletion
     monkeypatch.setitem(sys.modules, "litellm", fake)
     with pytest.raises(KeyError):
-        await make_client("litellm/cohere/command-r", retry=instant_retry()).complete(None, USER, [], P)
+        await make_client("litellm/cohere/command-r", retry=instant_retry()).complete(
+            None, USER, [], P
+        )
     assert len(calls) == 1 and calls[0]["model"] == "cohere/command-r"

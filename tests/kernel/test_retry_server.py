@@ -32,26 +32,43 @@ PLANTED = "sk-test-PLANTED"
 COMPLETION = {
     "id": "chatcmpl-1",
     "object": "chat.completion",
-    "choices": [{
-        "index": 0,
-        "finish_reason": "tool_calls",
-        "message": {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [{
-                "id": "call_abc",
-                "type": "function",
-                "function": {"name": "find_restaurant", "arguments": '{"city": "Lyon", "party": 2}'},
-            }],
-        },
-    }],
-    "usage": {"prompt_tokens": 50, "completion_tokens": 12, "total_tokens": 62,
-              "prompt_tokens_details": {"cached_tokens": 32}},
+    "choices": [
+        {
+            "index": 0,
+            "finish_reason": "tool_calls",
+            "message": {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_abc",
+                        "type": "function",
+                        "function": {
+                            "name": "find_restaurant",
+                            "arguments": '{"city": "Lyon", "party": 2}',
+                        },
+                    }
+                ],
+            },
+        }
+    ],
+    "usage": {
+        "prompt_tokens": 50,
+        "completion_tokens": 12,
+        "total_tokens": 62,
+        "prompt_tokens_details": {"cached_tokens": 32},
+    },
 }
-TOOLS = [{"type": "function", "function": {
-    "name": "find_restaurant", "description": "Find a restaurant.",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
-}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "find_restaurant",
+            "description": "Find a restaurant.",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    }
+]
 MESSAGES = [Message(role="user", content="Dinner in Lyon for two?")]
 
 
@@ -64,8 +81,9 @@ class Seen:
 
 
 @contextmanager
-def scripted_server(reply: Callable[[int, dict], Reply], max_requests: int,
-                    lifetime: float = 10.0) -> Iterator[tuple[str, Seen]]:
+def scripted_server(
+    reply: Callable[[int, dict], Reply], max_requests: int, lifetime: float = 10.0
+) -> Iterator[tuple[str, Seen]]:
     """An OpenAI-compatible server on 127.0.0.1:<ephemeral> answering ``reply(n, request)``.
 
     It serves at most ``max_requests`` requests or for ``lifetime`` seconds, then stops by
@@ -99,7 +117,9 @@ def scripted_server(reply: Callable[[int, dict], Reply], max_requests: int,
 
     def serve() -> None:
         deadline = time.monotonic() + lifetime
-        while not stop.is_set() and time.monotonic() < deadline and len(seen.requests) < max_requests:
+        while (
+            not stop.is_set() and time.monotonic() < deadline and len(seen.requests) < max_requests
+        ):
             server.handle_request()
 
     thread = threading.Thread(target=serve, daemon=True)
@@ -117,8 +137,13 @@ def fast_retry(max_attempts: int = 6, slept: list[float] | None = None) -> Retry
         if slept is not None:
             slept.append(d)
 
-    return RetryPolicy(max_attempts=max_attempts, base_delay=0.01, max_delay=0.05,
-                       sleep=sleep, rng=random.Random(1))
+    return RetryPolicy(
+        max_attempts=max_attempts,
+        base_delay=0.01,
+        max_delay=0.05,
+        sleep=sleep,
+        rng=random.Random(1),
+    )
 
 
 async def test_retries_429_then_500_then_succeeds_with_tool_call():
@@ -132,15 +157,24 @@ async def test_retries_429_then_500_then_succeeds_with_tool_call():
     slept: list[float] = []
     ledger = UsageLedger()
     with scripted_server(reply, max_requests=3) as (base, seen):
-        client = make_client("hosted_vllm/test-model", api_base=base,
-                             retry=fast_retry(slept=slept), ledger=ledger)
+        client = make_client(
+            "hosted_vllm/test-model", api_base=base, retry=fast_retry(slept=slept), ledger=ledger
+        )
         turn = await client.complete("You help.", MESSAGES, TOOLS, GenParams(temperature=0.0))
 
     assert len(seen.requests) == 3
     assert slept[0] == 0.0 and 0.01 <= slept[1] <= 0.02  # Retry-After honoured, then backoff
     call = turn.tool_calls[0]
-    assert (call.id, call.name, call.arguments) == ("call_abc", "find_restaurant", {"city": "Lyon", "party": 2})
-    assert (turn.usage.input_tokens, turn.usage.cached_tokens, turn.usage.output_tokens) == (50, 32, 12)
+    assert (call.id, call.name, call.arguments) == (
+        "call_abc",
+        "find_restaurant",
+        {"city": "Lyon", "party": 2},
+    )
+    assert (turn.usage.input_tokens, turn.usage.cached_tokens, turn.usage.output_tokens) == (
+        50,
+        32,
+        12,
+    )
     req = seen.requests[-1]
     assert req["path"] == "/v1/chat/completions"
     assert req["body"]["model"] == "test-model" and req["body"]["tools"] == TOOLS
@@ -151,9 +185,12 @@ async def test_retries_429_then_500_then_succeeds_with_tool_call():
 
 
 async def test_persistent_503_gives_up_with_reason():
-    with scripted_server(lambda n, r: (503, {}, {"error": {"message": "overloaded"}}),
-                         max_requests=4) as (base, seen):
-        client = make_client("hosted_vllm/test-model", api_base=base, retry=fast_retry(max_attempts=4))
+    with scripted_server(
+        lambda n, r: (503, {}, {"error": {"message": "overloaded"}}), max_requests=4
+    ) as (base, seen):
+        client = make_client(
+            "hosted_vllm/test-model", api_base=base, retry=fast_retry(max_attempts=4)
+        )
         with pytest.raises(ModelCallFailed) as exc:
             await client.complete(None, MESSAGES, [], GenParams())
 
@@ -165,8 +202,9 @@ async def test_persistent_503_gives_up_with_reason():
 
 
 async def test_bad_request_is_not_retried():
-    with scripted_server(lambda n, r: (400, {}, {"error": {"message": "context too long"}}),
-                         max_requests=1) as (base, seen):
+    with scripted_server(
+        lambda n, r: (400, {}, {"error": {"message": "context too long"}}), max_requests=1
+    ) as (base, seen):
         client = make_client("hosted_vllm/test-model", api_base=base, retry=fast_retry())
         with pytest.raises(ModelCallFailed, match="400.*context too long.*1 attempt"):
             await client.complete(None, MESSAGES, [], GenParams())
@@ -177,8 +215,9 @@ async def test_connection_refused_is_retried_then_fails():
     with socket.socket() as s:  # grab a free port, then close it so nothing listens there
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    client = make_client("hosted_vllm/m", api_base=f"http://127.0.0.1:{port}/v1",
-                         retry=fast_retry(max_attempts=2))
+    client = make_client(
+        "hosted_vllm/m", api_base=f"http://127.0.0.1:{port}/v1", retry=fast_retry(max_attempts=2)
+    )
     with pytest.raises(ModelCallFailed, match="2 attempt.*connection error"):
         await client.complete(None, MESSAGES, [], GenParams())
 
@@ -197,8 +236,9 @@ async def test_api_key_is_sent_but_never_leaks(monkeypatch, tmp_path):
 
     cache_dir = tmp_path / "cache"
     with scripted_server(reply, max_requests=2) as (base, seen):
-        client = make_client("openai/gpt-4o", api_base=base, retry=fast_retry(),
-                             cache=ResponseCache(cache_dir))
+        client = make_client(
+            "openai/gpt-4o", api_base=base, retry=fast_retry(), cache=ResponseCache(cache_dir)
+        )
         with pytest.raises(ModelCallFailed) as exc:
             await client.complete(None, MESSAGES, TOOLS, GenParams())
         await client.complete(None, MESSAGES, TOOLS, GenParams(), trial=1)

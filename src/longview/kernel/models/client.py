@@ -60,7 +60,7 @@ class ProviderError(Exception):
 
 
 def is_retryable_status(status: int | None) -> bool:
-    """Worth another try: 429, 5xx, 408 (a timeout) and None (transport error); other 4xx are not."""
+    """Worth retrying: 429, 5xx, 408 (a timeout) and None (transport error); other 4xx not."""
     return status is None or status in (408, 429) or status >= 500
 
 
@@ -116,10 +116,19 @@ def _compat(prefix: str, base: str | None, key: str | None, **kw: Any) -> Provid
 PROVIDERS: dict[str, ProviderSpec] = {
     p.prefix: p
     for p in [
-        _compat("openai", "https://api.openai.com/v1", "OPENAI_API_KEY",
-                reasoning_effort=True, max_tokens_field="max_completion_tokens"),
-        _compat("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
-                reasoning_effort=True),
+        _compat(
+            "openai",
+            "https://api.openai.com/v1",
+            "OPENAI_API_KEY",
+            reasoning_effort=True,
+            max_tokens_field="max_completion_tokens",
+        ),
+        _compat(
+            "openrouter",
+            "https://openrouter.ai/api/v1",
+            "OPENROUTER_API_KEY",
+            reasoning_effort=True,
+        ),
         _compat("deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY"),
         _compat("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY"),
         _compat("together_ai", "https://api.together.xyz/v1", "TOGETHERAI_API_KEY"),
@@ -130,8 +139,10 @@ PROVIDERS: dict[str, ProviderSpec] = {
         # vLLM serves whatever it was started with: no default endpoint, optional key.
         ProviderSpec("hosted_vllm", "openai_compat", None, "HOSTED_VLLM_API_KEY"),
         # No OpenAI-compatible endpoint: delegated to the optional LiteLLM extra.
-        *(ProviderSpec(p, "litellm") for p in
-          ("anthropic", "gemini", "vertex_ai", "bedrock", "azure", "cohere")),
+        *(
+            ProviderSpec(p, "litellm")
+            for p in ("anthropic", "gemini", "vertex_ai", "bedrock", "azure", "cohere")
+        ),
         # ``litellm/<anything LiteLLM accepts>``: an escape hatch for its other providers.
         ProviderSpec("litellm", "litellm"),
         ProviderSpec("mock", "mock"),
@@ -180,7 +191,13 @@ class ManagedClient:
         ledger: UsageLedger | None = None,
         role: str = "agent",
     ) -> None:
-        self.inner, self.retry, self.cache, self.ledger, self.role = inner, retry, cache, ledger, role
+        self.inner, self.retry, self.cache, self.ledger, self.role = (
+            inner,
+            retry,
+            cache,
+            ledger,
+            role,
+        )
         self.model = inner.model
 
     def __repr__(self) -> str:

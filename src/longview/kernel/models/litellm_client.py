@@ -9,6 +9,7 @@ so parsing is shared with :mod:`.openai_compat`; its own retries are disabled be
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from longview.kernel.agent import AssistantTurn, Message
@@ -25,6 +26,8 @@ _PROVIDER_MODULES = {"litellm", "openai", "httpx", "httpcore", "anthropic"}
 
 
 def _import_litellm(model: str) -> Any:
+    # Without this LiteLLM downloads its price map at import: slow, and fails offline.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     try:
         import litellm
     except ImportError:
@@ -32,11 +35,13 @@ def _import_litellm(model: str) -> Any:
             f"model {model!r} needs the optional LiteLLM backend, which is not installed: "
             f"{INSTALL_HINT}"
         ) from None
+    if hasattr(litellm, "suppress_debug_info"):
+        litellm.suppress_debug_info = True  # our ModelCallFailed reason says what failed
     return litellm
 
 
 def to_provider_error(err: Exception) -> ProviderError:
-    """Classify a LiteLLM/SDK exception by its HTTP status (timeouts and connection errors: None)."""
+    """Classify a LiteLLM/SDK exception by HTTP status (None for timeouts, connection errors)."""
     status = getattr(err, "status_code", None)
     name = type(err).__name__
     if not isinstance(status, int) or "Timeout" in name or "Connection" in name:
@@ -92,7 +97,9 @@ class LiteLLMClient:
     ) -> AssistantTurn:
         """One ``acompletion`` call; provider failures raise :class:`ProviderError`."""
         try:
-            resp = await self._litellm.acompletion(**self.request_kwargs(system, messages, tools, params))
+            resp = await self._litellm.acompletion(
+                **self.request_kwargs(system, messages, tools, params)
+            )
         except Exception as err:
             if type(err).__module__.split(".")[0] not in _PROVIDER_MODULES:
                 raise

@@ -16,7 +16,7 @@ import inspect
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -25,9 +25,9 @@ from longview.kernel.errors import ConfigError, DataError, LongviewError
 
 from .client import GenParams
 
-TurnLike = Union[AssistantTurn, dict[str, Any], str]
+TurnLike = AssistantTurn | dict[str, Any] | str
 ScriptFn = Callable[[str | None, list[Message], list[dict]], TurnLike | Awaitable[TurnLike]]
-Script = Union[list[TurnLike], ScriptFn]
+Script = list[TurnLike] | ScriptFn
 
 
 class MockScriptError(LongviewError):
@@ -44,7 +44,9 @@ def to_turn(item: TurnLike, index: int = 0) -> AssistantTurn:
     if isinstance(item, str):
         return AssistantTurn(text=item)
     if not isinstance(item, dict):
-        raise TypeError(f"a mock turn must be an AssistantTurn, dict or str, got {type(item).__name__}")
+        raise TypeError(
+            f"a mock turn must be an AssistantTurn, dict or str, got {type(item).__name__}"
+        )
     data = dict(item)
     calls = []
     for j, call in enumerate(data.get("tool_calls") or []):
@@ -153,7 +155,9 @@ class MockClient:
             try:
                 turn = to_turn(out, len(messages))
             except (TypeError, ValidationError) as err:
-                raise MockScriptError(f"mock script {self.name!r} returned an invalid turn: {err}") from None
+                raise MockScriptError(
+                    f"mock script {self.name!r} returned an invalid turn: {err}"
+                ) from None
         else:
             if self._pos >= len(self._script):
                 raise MockScriptError(
@@ -165,4 +169,3 @@ class MockClient:
         if turn.usage == Usage():
             turn.usage = estimate_usage(system, messages, tools, turn)
         return turn
-

@@ -30,17 +30,24 @@ def to_openai_messages(system: str | None, messages: list[Message]) -> list[dict
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     for m in messages:
         if m.role == "tool":
-            out.append({"role": "tool", "tool_call_id": m.tool_call_id or "", "content": m.content or ""})
+            out.append(
+                {"role": "tool", "tool_call_id": m.tool_call_id or "", "content": m.content or ""}
+            )
         elif m.role == "assistant" and m.tool_calls:
-            out.append({
-                "role": "assistant",
-                "content": m.content,
-                "tool_calls": [
-                    {"id": c.id, "type": "function",
-                     "function": {"name": c.name, "arguments": dump_arguments(c.arguments)}}
-                    for c in m.tool_calls
-                ],
-            })
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": m.content,
+                    "tool_calls": [
+                        {
+                            "id": c.id,
+                            "type": "function",
+                            "function": {"name": c.name, "arguments": dump_arguments(c.arguments)},
+                        }
+                        for c in m.tool_calls
+                    ],
+                }
+            )
         else:
             # Several servers reject a null content on a message without tool calls.
             out.append({"role": m.role, "content": m.content or ""})
@@ -55,7 +62,7 @@ def dump_arguments(arguments: dict[str, Any]) -> str:
 
 
 def parse_arguments(raw: Any) -> dict[str, Any]:
-    """Tool-call arguments as a dict; anything that is not a JSON object becomes ``{"__raw__": raw}``.
+    """Tool-call arguments as a dict; anything but a JSON object becomes ``{"__raw__": raw}``.
 
     Keeping the raw string (instead of failing the call) lets the tool layer answer the agent
     with an error it can correct, as a real deployment would.
@@ -68,7 +75,11 @@ def parse_arguments(raw: Any) -> dict[str, Any]:
         value = json.loads(raw)
     except (TypeError, ValueError):
         value = None
-    return value if isinstance(value, dict) else {RAW_ARGUMENTS: raw if isinstance(raw, str) else str(raw)}
+    return (
+        value
+        if isinstance(value, dict)
+        else {RAW_ARGUMENTS: raw if isinstance(raw, str) else str(raw)}
+    )
 
 
 def to_openai_tools(tools: list[dict]) -> list[dict]:
@@ -121,12 +132,16 @@ def parse_completion(data: Any) -> AssistantTurn:
     calls = []
     for i, tc in enumerate(msg.get("tool_calls") or []):
         fn = tc.get("function") or {}
-        calls.append(ToolCall(
-            id=tc.get("id") or f"call_{i}",
-            name=fn.get("name") or "",
-            arguments=parse_arguments(fn.get("arguments")),
-        ))
-    return AssistantTurn(text=_text(msg.get("content")), tool_calls=calls, usage=parse_usage(data.get("usage")))
+        calls.append(
+            ToolCall(
+                id=tc.get("id") or f"call_{i}",
+                name=fn.get("name") or "",
+                arguments=parse_arguments(fn.get("arguments")),
+            )
+        )
+    return AssistantTurn(
+        text=_text(msg.get("content")), tool_calls=calls, usage=parse_usage(data.get("usage"))
+    )
 
 
 def error_detail(resp: httpx.Response) -> str:
@@ -195,7 +210,10 @@ class OpenAICompatClient:
         self, system: str | None, messages: list[Message], tools: list[dict], params: GenParams
     ) -> dict[str, Any]:
         """The JSON body for one call."""
-        body: dict[str, Any] = {"model": self.name, "messages": to_openai_messages(system, messages)}
+        body: dict[str, Any] = {
+            "model": self.name,
+            "messages": to_openai_messages(system, messages),
+        }
         if tools:
             body["tools"] = to_openai_tools(tools)
         if params.temperature is not None:
@@ -224,10 +242,13 @@ class OpenAICompatClient:
         except httpx.TimeoutException as err:
             raise ProviderError(f"timeout ({type(err).__name__}) calling {url}") from None
         except httpx.UnsupportedProtocol:
-            raise ProviderError(f"unsupported URL {url!r}: api_base needs http:// or https://",
-                                retryable=False) from None
+            raise ProviderError(
+                f"unsupported URL {url!r}: api_base needs http:// or https://", retryable=False
+            ) from None
         except httpx.TransportError as err:
-            raise ProviderError(f"connection error calling {url}: {type(err).__name__}: {err}") from None
+            raise ProviderError(
+                f"connection error calling {url}: {type(err).__name__}: {err}"
+            ) from None
         if resp.status_code >= 400:
             raise ProviderError(
                 error_detail(resp),
@@ -238,6 +259,7 @@ class OpenAICompatClient:
             data = resp.json()
         except ValueError:
             # A 2xx that is not JSON is a gateway hiccup, not a bad request.
-            raise ProviderError("response body is not JSON", status=resp.status_code,
-                                retryable=True) from None
+            raise ProviderError(
+                "response body is not JSON", status=resp.status_code, retryable=True
+            ) from None
         return parse_completion(data)

@@ -59,14 +59,18 @@ class RetryPolicy:
                 if not err.retryable:
                     raise ModelCallFailed(
                         f"{label}: {_describe(err)} (not retryable) after {attempt} attempt(s)",
-                        model=label, attempts=attempt, status=err.status,
+                        model=label,
+                        attempts=attempt,
+                        status=err.status,
                     ) from None
                 if attempt < self.max_attempts:
                     await self.sleep(self.delay(attempt, err.retry_after))
         assert last is not None  # max_attempts >= 1, so the loop ran and failed
         raise ModelCallFailed(
             f"{label}: gave up after {self.max_attempts} attempt(s); last error: {_describe(last)}",
-            model=label, attempts=self.max_attempts, status=last.status,
+            model=label,
+            attempts=self.max_attempts,
+            status=last.status,
         ) from None
 
 

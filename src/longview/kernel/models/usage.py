@@ -111,10 +111,16 @@ class UsageLedger:
         """Count one provider call whose ``usage`` already carries its cost."""
         with self._lock:
             r = self._roles.setdefault(role, RoleUsage())
-            r.add(RoleUsage(
-                calls=1, input_tokens=usage.input_tokens, cached_tokens=usage.cached_tokens,
-                output_tokens=usage.output_tokens, cost_usd=usage.cost_usd, cost_known=cost_known,
-            ))
+            r.add(
+                RoleUsage(
+                    calls=1,
+                    input_tokens=usage.input_tokens,
+                    cached_tokens=usage.cached_tokens,
+                    output_tokens=usage.output_tokens,
+                    cost_usd=usage.cost_usd,
+                    cost_known=cost_known,
+                )
+            )
 
     def record_cache_hit(self, role: str) -> None:
         """Count one call served from the local response cache (free, no tokens)."""
