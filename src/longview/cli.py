@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -18,7 +19,8 @@ app = typer.Typer(
 )
 data_app = typer.Typer(help="Build datasets.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
-console = Console()
+# Tables need room: outside a terminal (pipes, CI logs) rich would wrap at 80 columns.
+console = Console(width=None if sys.stdout.isatty() else 180)
 err = Console(stderr=True)
 
 SUITES = {"atr": "ask-to-remember (paper 000, ATRBench)"}

@@ -20,7 +20,7 @@ from longview.kernel.agent import AssistantTurn, Observation, ToolCall
 from longview.kernel.errors import ConfigError
 from longview.suites.atr import policy
 from longview.suites.atr.dataset import Episode, LearningSession, StandingRule, TestSession
-from longview.suites.atr.preference import Preference
+from longview.suites.atr.preference import Preference, Step
 
 REFERENCE_AGENTS = {
     "ref:passive": "default",
@@ -83,7 +83,7 @@ class ReferenceAgent:
 
     def _test(self, obs: Observation, session: TestSession) -> AssistantTurn:
         n = _n_turns(obs)
-        plan = policy.discovery_plan(session)
+        plan = [Step.model_validate(s) if isinstance(s, dict) else s for s in policy.discovery_plan(session)]
         if n == 0 and plan:
             return AssistantTurn(tool_calls=[_call(obs, i, s.tool, s.arguments) for i, s in enumerate(plan)])
         outputs = []
