@@ -1,0 +1,129 @@
+"""The kernel session loop: batches, tool errors as results, rescue, caps, trace."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Literal
+
+from longview.kernel.agent import AssistantTurn, Observation, ToolCall
+from longview.kernel.session import ControlResult, TerminationReason, UserTurn, run_session
+from longview.kernel.tools import ToolError, ToolKind, Toolkit, ToolSpec, tool
+from longview.kernel.trace import TraceWriter, read_trace
+
+
+class Shelf(Toolkit):
+    def __init__(self) -> None:
+        self.items: list[str] = []
+        super().__init__()
+
+    @tool(ToolKind.WRITE)
+    def put(self, item: str, size: Literal["s", "m"] = "s") -> dict:
+        """Put an item on the shelf.
+
+        Args:
+          item: What to put.
+          size: How big it is.
+        """
+        if item == "bomb":
+            raise ToolError("refused: bomb")
+        self.items.append(item)
+        return {"count": len(self.items)}
+
+
+FINISH = ToolSpec(name="finish", description="End.", kind=ToolKind.WRITE)
+
+
+class Proto:
+    control_specs = [FINISH]
+
+    def __init__(self, max_rescues: int = 0, user_ends: bool = False) -> None:
+        self.max_rescues = max_rescues
+        self.user_ends = user_ends
+        self.seen: list[tuple[str, bool]] = []
+
+    def filter_batch(self, calls, turn, trace):
+        return calls
+
+    def rescue_note(self, text, attempt):
+        return "use a tool"
+
+    async def on_control(self, call, turn, trace):
+        return ControlResult(end=TerminationReason.AGENT_FINISH)
+
+    async def on_text(self, text, turn, trace):
+        return ControlResult(to_user=text)
+
+    async def on_tool_result(self, call, ok, turn):
+        self.seen.append((call.name, ok))
+
+    async def user_reply(self, delivered, turn, trace):
+        return UserTurn(text=f"heard: {delivered}", end=self.user_ends)
+
+
+class Script:
+    name = "script"
+
+    def __init__(self, turns: list[AssistantTurn]) -> None:
+        self.turns = list(turns)
+        self.observations: list[Observation] = []
+
+    async def act(self, obs: Observation) -> AssistantTurn:
+        self.observations.append(obs)
+        return self.turns.pop(0) if self.turns else AssistantTurn(text="...")
+
+
+def call(name: str, i: int = 0, **args) -> ToolCall:
+    return ToolCall(id=f"c{i}", name=name, arguments=args)
+
+
+def run(agent, proto, tmp_path=None, max_turns=20):
+    trace = TraceWriter(tmp_path / "s.jsonl" if tmp_path else None, "s1")
+    out = asyncio.run(run_session(agent, Shelf(), proto, system="sys", opening=[], session_id="s1",
+                                  phase="test", trace=trace, max_turns=max_turns))
+    trace.close()
+    return out, trace
+
+
+def test_batch_runs_in_order_and_errors_come_back_as_results(tmp_path):
+    agent = Script([
+        AssistantTurn(tool_calls=[call("put", 0, item="a"), call("put", 1, item="bomb"), call("nope", 2), call("put", 3, size="xl", item="b")]),
+        AssistantTurn(tool_calls=[call("finish", 4)]),
+    ])
+    out, trace = run(agent, Proto(), tmp_path)
+    assert out.termination is TerminationReason.AGENT_FINISH
+    assert out.turns == 2
+    tool_msgs = [m for m in out.messages if m.role == "tool"]
+    assert [m.tool_call_id for m in tool_msgs] == ["c0", "c1", "c2", "c3", "c4"]
+    assert '"count": 1' in tool_msgs[0].content
+    assert "refused: bomb" in tool_msgs[1].content
+    assert "Unknown tool: nope" in tool_msgs[2].content
+    assert "must be enum[s|m]" in tool_msgs[3].content
+    assert [len(b) for b in out.batches] == [4]  # control calls are not domain calls
+    events = read_trace(tmp_path / "s.jsonl")
+    logged = [e for e in events if e.type == "tool_call"]
+    assert [(e.turn, e.data["batch_pos"], e.data["ok"], e.data["kind"]) for e in logged] == [
+        (0, 0, True, "write"), (0, 1, False, "write"), (0, 2, False, "read"), (0, 3, False, "write")]
+    assert events[-1].type == "session_end" and events[-1].data["reason"] == "agent_finish"
+
+
+def test_turn_cap_and_no_progress():
+    loop = Script([AssistantTurn(tool_calls=[call("put", i, item=str(i))]) for i in range(50)])
+    out, _ = run(loop, Proto(), max_turns=5)
+    assert out.termination is TerminationReason.TURN_CAP and out.turns == 5
+    out, _ = run(Script([AssistantTurn()]), Proto())
+    assert out.termination is TerminationReason.NO_PROGRESS
+
+
+def test_rescue_replaces_text_turn_and_user_can_end():
+    agent = Script([AssistantTurn(text="hello?"), AssistantTurn(tool_calls=[call("put", 0, item="x")]),
+                    AssistantTurn(text="done")])
+    proto = Proto(max_rescues=3, user_ends=True)
+    out, trace = run(agent, proto)
+    # The rescued turn took the text turn's slot: no assistant message carries "hello?".
+    assert all(m.content != "hello?" for m in out.messages if m.role == "assistant")
+    assert agent.observations[1].messages[-1].content == "use a tool"  # transient note
+    assert not any(m.content == "use a tool" for m in out.messages)
+    assert [e.type for e in trace.events].count("rescued") == 1
+    # "done" is text again: three failed rescues, then routed to the user who ends the session.
+    assert out.termination is TerminationReason.USER_END
+    assert out.messages[-1].content == "heard: done"
