@@ -106,7 +106,8 @@ def test_the_rule_bound_actions_are_executable() -> None:
     assert out["entry"]["next_action"].startswith("Send final")
     env = _env(ep, s["commerce_03"])
     assert _ok(env, "track_order", order_id="ord_6012_kitchen")["status"] == "delivered"
-    assert _ok(env, "return_order", order_id="ord_6012_kitchen", resolution_type="exchange")["resolution_type"] == "exchange"
+    out = _ok(env, "return_order", order_id="ord_6012_kitchen", resolution_type="exchange")
+    assert out["resolution_type"] == "exchange"
 
 
 # ---- ids ------------------------------------------------------------------------------------
@@ -120,7 +121,10 @@ RESTAURANTS = [
 def test_unknown_ids_answer_not_found() -> None:
     cases = {
         "commerce": ("place_order", {"product_id": "prod_nope", "quantity": 1}),
-        "reservation": ("book_restaurant", {"restaurant_id": "rst_nope", "date_time": "2026-01-01T19:00:00", "party_size": 2}),
+        "reservation": (
+            "book_restaurant",
+            {"restaurant_id": "rst_nope", "date_time": "2026-01-01T19:00:00", "party_size": 2},
+        ),
         "travel": ("book_flight", {"flight_offer_id": "flt_nope"}),
         "communication": ("archive_messages", {"message_ids": ["msg_nope"]}),
         "scheduling": ("set_reminder", {"target_id": "evt_nope"}),
@@ -146,7 +150,8 @@ def test_created_ids_are_usable_later() -> None:
     rsv = _ok(env, "book_restaurant", restaurant_id="rst_a", date_time="2026-01-01T19:00:00", party_size=2)
     rid = rsv["reservation_id"]
     assert rid.startswith("rsv_")
-    assert _ok(env, "modify_restaurant_reservation", reservation_id=rid, field="party_size", new_value="4")["party_size"] == 4
+    out = _ok(env, "modify_restaurant_reservation", reservation_id=rid, field="party_size", new_value="4")
+    assert out["party_size"] == 4
     assert _ok(env, "track_reservation_updates", reservation_id=rid)["status"] == "confirmed"
     assert _ok(env, "cancel_restaurant_reservation", reservation_id=rid)["status"] == "cancelled"
     assert "already cancelled" in _error(env, "cancel_restaurant_reservation", reservation_id=rid)
@@ -216,16 +221,19 @@ def test_confirmation_tool() -> None:
 
 def test_failures_are_results_not_exceptions() -> None:
     env = _session("scheduling", [])
-    assert "end_time" in _error(env, "create_event", title="x", start_time="2026-01-01T10:00:00", end_time="2026-01-01T09:00:00")
+    backwards = {"start_time": "2026-01-01T10:00:00", "end_time": "2026-01-01T09:00:00"}
+    assert "end_time" in _error(env, "create_event", title="x", **backwards)
     assert "ISO 8601" in _error(env, "check_conflicts", start_time="tomorrow", end_time="2026-01-01T09:00:00")
     assert _error(env, "list_events", calendar="holidays").startswith("Invalid arguments")
 
 
 def test_conflicts_and_alternative_slots() -> None:
-    refs = [
-        {"id": "evt_a", "type": "calendar_event", "attributes": {"title": "A", "start_time": "2026-03-18T18:30:00-04:00", "end_time": "2026-03-18T19:30:00-04:00", "status": "confirmed"}},
-        {"id": "evt_b", "type": "event", "attributes": {"title": "B", "start_time": "2026-03-18T19:30:00-04:00", "end_time": "2026-03-18T20:00:00-04:00", "status": "planned"}},
-    ]
+    def event(id_: str, type_: str, start: str, end: str) -> dict:
+        day = "2026-03-18T"
+        times = {"start_time": f"{day}{start}:00-04:00", "end_time": f"{day}{end}:00-04:00"}
+        return {"id": id_, "type": type_, "attributes": {"title": id_, **times, "status": "confirmed"}}
+
+    refs = [event("evt_a", "calendar_event", "18:30", "19:30"), event("evt_b", "event", "19:30", "20:00")]
     env = _session("scheduling", refs)
     out = _ok(env, "check_conflicts", start_time="2026-03-18T19:00:00-04:00", end_time="2026-03-18T19:45:00-04:00")
     assert [r["id"] for r in out["conflicts"]] == ["evt_a", "evt_b"]

@@ -365,7 +365,8 @@ class PersonalToolkit(Toolkit):
 
     @tool(ToolKind.READ, tags=("base",))
     def get_user_confirmation(self, target_tool: str, target_params: dict | None = None) -> dict:
-        """Ask the user to approve a specific action (tool plus the arguments you intend to use) before you perform it.
+        """Ask the user to approve a specific action (tool plus the arguments you intend to use)
+        before you perform it.
 
         Args:
             target_tool: Name of the tool you are about to call.

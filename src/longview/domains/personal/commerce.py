@@ -135,8 +135,15 @@ class CommerceToolkit(PersonalToolkit):
         related = self.mentions(order_id)
         status = rec.attributes.get("status") if rec else None
         if status is None:
-            status = next((m["attributes"].get("order_status") for m in related if "order_status" in m["attributes"]), "unknown")
-        out = {"order_id": order_id, "status": status, "update_scope": update_scope or "all", "related": related}
+            # An order known only from a product's attributes carries its status there.
+            found = (m["attributes"]["order_status"] for m in related if "order_status" in m["attributes"])
+            status = next(found, "unknown")
+        out = {
+            "order_id": order_id,
+            "status": status,
+            "update_scope": update_scope or "all",
+            "related": related,
+        }
         if rec:
             out["order"] = rec.view()
         return out
@@ -155,11 +162,15 @@ class CommerceToolkit(PersonalToolkit):
         if rec.attributes.get("status") in ("cancelled", "returned"):
             raise ToolError(f"{order_id} is already {rec.attributes['status']}")
         rec.attributes["status"] = "return_requested"
-        ret = self.create("rtn_", "return", order_id=order_id, resolution_type=resolution_type or "refund", status="initiated")
+        ret = self.create(
+            "rtn_", "return", order_id=order_id, resolution_type=resolution_type or "refund", status="initiated"
+        )
         return self.confirmation("return_id", ret)
 
     @tool(ToolKind.READ, tags=("commerce", "billing"))
-    def review_recurring_charges(self, focus: Literal["price_change", "usage", "tier", "all"] | None = None) -> dict:
+    def review_recurring_charges(
+        self, focus: Literal["price_change", "usage", "tier", "all"] | None = None
+    ) -> dict:
         """Show the user's subscriptions and recurring charges.
 
         Args:

@@ -33,7 +33,9 @@ class CommunicationToolkit(PersonalToolkit):
         return self.search(MESSAGE + DRAFT, checks)
 
     @tool(ToolKind.WRITE, tags=COM)
-    def set_message_priority(self, message_ids: list[str], priority: Literal["high", "medium", "low", "normal"]) -> dict:
+    def set_message_priority(
+        self, message_ids: list[str], priority: Literal["high", "medium", "low", "normal"]
+    ) -> dict:
         """Give one or more messages a priority level.
 
         Args:

@@ -19,7 +19,10 @@ _SEARCH: dict[tuple[str, str], tuple[str, dict[str, str]]] = {
     ("*", "product"): ("search_products", {"category": "category"}),
     ("*", "restaurant"): ("search_restaurants", {"location": "location"}),
     ("reservation", "event"): ("search_events", {"location": "location"}),
-    ("*", "service_provider"): ("search_service_providers", {"service_type": "service_type", "location": "location"}),
+    ("*", "service_provider"): (
+        "search_service_providers",
+        {"service_type": "service_type", "location": "location"},
+    ),
     ("*", "flight_offer"): ("search_flights", {"origin": "origin", "destination": "destination"}),
     ("*", "transport_offer"): ("search_ground_transport", {"origin": "origin", "destination": "destination"}),
     ("*", "hotel_offer"): ("search_hotels", {"location": "location"}),

@@ -176,7 +176,9 @@ class ReservationToolkit(PersonalToolkit):
         return self.search(PROVIDER, checks, sort_by)
 
     @tool(ToolKind.WRITE, tags=SVC)
-    def book_service_appointment(self, provider_id: str, date_time: DateTime, contact_info: str | None = None) -> dict:
+    def book_service_appointment(
+        self, provider_id: str, date_time: DateTime, contact_info: str | None = None
+    ) -> dict:
         """Book an appointment with a service provider; contact details default to the saved ones.
 
         Args:
@@ -236,7 +238,8 @@ class ReservationToolkit(PersonalToolkit):
             appointment_id: Id of a service appointment.
             update_scope: Which kinds of updates to report.
         """
-        given = [(i, t) for i, t in ((reservation_id, RESERVATION), (booking_id, TICKET), (appointment_id, APPOINTMENT)) if i]
+        slots = ((reservation_id, RESERVATION), (booking_id, TICKET), (appointment_id, APPOINTMENT))
+        given = [(i, t) for i, t in slots if i]
         if len(given) != 1:
             raise ToolError("pass exactly one of reservation_id, booking_id, appointment_id")
         (id_, types), = given

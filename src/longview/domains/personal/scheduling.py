@@ -34,7 +34,9 @@ class SchedulingToolkit(PersonalToolkit):
         return self.search(EVENTS, checks)
 
     @tool(ToolKind.READ, tags=SCH)
-    def check_conflicts(self, start_time: DateTime, end_time: DateTime, participants: list[str] | None = None) -> dict:
+    def check_conflicts(
+        self, start_time: DateTime, end_time: DateTime, participants: list[str] | None = None
+    ) -> dict:
         """Check whether a time window overlaps anything already on the calendar.
 
         Args:
@@ -99,7 +101,9 @@ class SchedulingToolkit(PersonalToolkit):
         return self.confirmation("event_id", rec)
 
     @tool(ToolKind.WRITE, tags=SCH)
-    def modify_event(self, event_id: str, field: Literal["title", "location", "participants"], new_value: str) -> dict:
+    def modify_event(
+        self, event_id: str, field: Literal["title", "location", "participants"], new_value: str
+    ) -> dict:
         """Change an event's title, location or participants (comma-separated); not its time.
 
         Args:
@@ -185,7 +189,9 @@ class SchedulingToolkit(PersonalToolkit):
         for shift in [timedelta(hours=h) for h in (1, 2, 3)] + [timedelta(days=d) for d in (1, 2, 7)]:
             s, e = start + shift, end + shift
             if not self._overlapping(s, e, ignore=target_id):
-                slots.append({"start_time": s.replace(tzinfo=tz).isoformat(), "end_time": e.replace(tzinfo=tz).isoformat()})
+                slots.append(
+                    {"start_time": s.replace(tzinfo=tz).isoformat(), "end_time": e.replace(tzinfo=tz).isoformat()}
+                )
             if len(slots) == 3:
                 break
         return {"target_id": target_id, "slots": slots}

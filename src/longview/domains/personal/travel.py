@@ -114,7 +114,9 @@ class TravelToolkit(PersonalToolkit):
     # ---- offers ------------------------------------------------------------------------------
 
     @tool(ToolKind.READ, tags=FLT)
-    def search_flights(self, origin: str, destination: str, passenger_count: int, sort_by: Sort | None = None) -> dict:
+    def search_flights(
+        self, origin: str, destination: str, passenger_count: int, sort_by: Sort | None = None
+    ) -> dict:
         """Find flight offers between two places with enough free seats.
 
         Args:
@@ -202,7 +204,9 @@ class TravelToolkit(PersonalToolkit):
         return self.confirmation("booking_id", rec)
 
     @tool(ToolKind.WRITE, tags=HOT)
-    def book_hotel(self, hotel_offer_id: str, guest_info: str | None = None, payment_method: str | None = None) -> dict:
+    def book_hotel(
+        self, hotel_offer_id: str, guest_info: str | None = None, payment_method: str | None = None
+    ) -> dict:
         """Book a hotel offer; guest and payment details default to the saved ones.
 
         Args:
@@ -262,7 +266,9 @@ class TravelToolkit(PersonalToolkit):
         return self.confirmation("booking_id", rec)
 
     @tool(ToolKind.WRITE, tags=HOT)
-    def modify_hotel_booking(self, booking_id: str, field: Literal["room_count", "guest_info"], new_value: str) -> dict:
+    def modify_hotel_booking(
+        self, booking_id: str, field: Literal["room_count", "guest_info"], new_value: str
+    ) -> dict:
         """Change the number of rooms or guest details of a hotel booking.
 
         Args:
@@ -324,9 +330,10 @@ class TravelToolkit(PersonalToolkit):
         related = self.mentions(id_)
         # Stops that fell through are the updates worth surfacing.
         updates = [
-            {"item_id": r["id"], "change": r["attributes"].get("stop_status") or r["attributes"].get("availability")}
+            {"item_id": r["id"], "change": "disrupted"}
             for r in related
-            if r["attributes"].get("stop_status") == "disrupted" or r["attributes"].get("availability") == "unavailable"
+            if r["attributes"].get("stop_status") == "disrupted"
+            or r["attributes"].get("availability") == "unavailable"
         ]
         return self.tracking(id_, rec, update_scope, updates=updates, related=related)
 

@@ -38,7 +38,8 @@ class WorkspaceToolkit(PersonalToolkit):
 
     @tool(ToolKind.READ, tags=DOCS)
     def search_documents(self, location: str | None = None, doc_type: DocType | None = None) -> dict:
-        """Find documents such as notes, memos, spreadsheets, reports and templates (trackers are listed separately).
+        """Find documents such as notes, memos, spreadsheets, reports and templates (trackers are
+        listed separately).
 
         Args:
             location: Folder path or part of it.
@@ -113,7 +114,9 @@ class WorkspaceToolkit(PersonalToolkit):
         return {"file_ids": list(file_ids), "deleted": True}
 
     @tool(ToolKind.WRITE, tags=DOCS)
-    def create_document(self, doc_type: DocType, title: str, location: str, content_brief: str | None = None) -> dict:
+    def create_document(
+        self, doc_type: DocType, title: str, location: str, content_brief: str | None = None
+    ) -> dict:
         """Create a new document of the given kind (not a tracker entry, not a folder).
 
         Args:
@@ -122,9 +125,8 @@ class WorkspaceToolkit(PersonalToolkit):
             location: Folder path to create it in.
             content_brief: What the document should contain.
         """
-        rec = self.create(
-            "doc_", "document", title=title, doc_type=doc_type, location=location, content_brief=content_brief or ""
-        )
+        fields = {"title": title, "doc_type": doc_type, "location": location, "content_brief": content_brief or ""}
+        rec = self.create("doc_", "document", **fields)
         return self.confirmation("document_id", rec)
 
     @tool(ToolKind.WRITE, tags=DOCS)
