@@ -21,7 +21,7 @@ data_app = typer.Typer(help="Build datasets.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
 # Tables need room: outside a terminal (pipes, CI logs) rich would wrap at 80 columns.
 console = Console(width=None if sys.stdout.isatty() else 180)
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)  # never break a file path across lines
 
 SUITES = {"atr": "ask-to-remember (paper 000, ATRBench)"}
 

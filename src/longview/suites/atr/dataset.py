@@ -186,11 +186,11 @@ def _check_refs(ep: Episode, known_tools: set[str], file: str) -> None:
             raise DataError(file, record, field, f"unknown tool '{name}' (not in the tool ontology)")
 
     for i, r in enumerate(ep.rules):
-        need_tool(r.action_step.tool, f"rules[{i}] ({r.rule_id})", "action_step.tool")
+        need_tool(r.action_step.tool, f"{ep.episode_id}/rules[{i}] ({r.rule_id})", "action_step.tool")
         if r.check_type is CheckType.CONFIRM and r.action_step.param:
-            need_tool(r.action_step.param, f"rules[{i}] ({r.rule_id})", "action_step.param")
+            need_tool(r.action_step.param, f"{ep.episode_id}/rules[{i}] ({r.rule_id})", "action_step.param")
     for i, s in enumerate(ep.learning_sessions):
-        rec = f"learning_sessions[{i}] ({s.session_id})"
+        rec = f"{ep.episode_id}/learning_sessions[{i}] ({s.session_id})"
         for j, t in enumerate(s.local_env.tools):
             need_tool(t, rec, f"local_env.tools.{j}")
         for j, st in enumerate(s.gold_trajectory):
@@ -198,7 +198,7 @@ def _check_refs(ep: Episode, known_tools: set[str], file: str) -> None:
         for j, t in enumerate(s.expected_tools):
             need_tool(t, rec, f"expected_tools.{j}")
     for i, s in enumerate(ep.test_sessions):
-        rec = f"test_sessions[{i}] ({s.session_id})"
+        rec = f"{ep.episode_id}/test_sessions[{i}] ({s.session_id})"
         if s.rule_id not in rid:
             raise DataError(file, rec, "rule_id", f"unknown rule '{s.rule_id}' (not in this episode's rules)")
         for j, t in enumerate(s.local_env.tools):
@@ -207,7 +207,7 @@ def _check_refs(ep: Episode, known_tools: set[str], file: str) -> None:
             need_tool(a.tool, rec, f"labels.task_success.required_actions.{j}.tool")
     for j, r in enumerate(ep.metadata.selected_rules):
         if r not in rid:
-            raise DataError(file, "metadata", f"selected_rules.{j}", f"unknown rule '{r}'")
+            raise DataError(file, f"{ep.episode_id}/metadata", f"selected_rules.{j}", f"unknown rule '{r}'")
 
 
 def load_episode(path: Path, known_tools: set[str]) -> Episode:

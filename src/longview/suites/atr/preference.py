@@ -15,19 +15,28 @@ from pydantic import BaseModel, Field
 
 
 class Selector(BaseModel):
-    """How a policy picks one record among the candidates its discovery calls surfaced."""
+    """How a policy picks records among the candidates its discovery calls surfaced.
 
-    attribute: str = Field(description="Key in the record's `attributes`.")
-    op: Literal["eq", "contains", "max", "min"] = Field(
-        description="eq/contains keep records whose attribute equals/contains `value`; "
-        "max/min take the record with the largest/smallest attribute."
+    Filter ops (eq, ne, contains, in) keep every record that passes; extreme ops (max, min) keep
+    the best record only. ``then`` refines the survivors; remaining ties are broken by record id.
+    The attribute name ``id`` means the record's own id (records never carry an ``id`` attribute).
+    """
+
+    attribute: str = Field(description="Key in the record's `attributes`, or `id` for the record id.")
+    op: Literal["eq", "ne", "contains", "in", "max", "min"] = Field(
+        description="eq/ne/contains/in keep records whose attribute equals / differs from / "
+        "contains / is one of `value`; max/min take the record with the largest/smallest attribute."
     )
-    value: Any = Field(default=None, description="Comparison value for eq/contains.")
-    then: "Selector | None" = Field(default=None, description="Tie-break applied to the survivors.")
+    value: Any = Field(default=None, description="Comparison value for eq/ne/contains/in.")
+    then: "Selector | None" = Field(default=None, description="Refinement applied to the survivors.")
 
 
 class Preference(BaseModel):
-    """A behaviour a policy can execute: which tool, and how the decision slot is filled."""
+    """A behaviour a policy can execute: which tool, and how the decision slot is filled.
+
+    With ``param`` set but neither ``value`` nor ``select``, the slot is left out of the call
+    (the rule-blind default for optional enums such as ``seat_preference``).
+    """
 
     tool: str = Field(description="The tool to call for the decision.")
     param: str | None = Field(default=None, description="The decision parameter, if any.")

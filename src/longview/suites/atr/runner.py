@@ -113,6 +113,7 @@ class CellRunner:
         record.learning.append(rec)
         context.append_session(out.messages)
         self.on_session()
+        await asyncio.sleep(0)  # a yield point between sessions, so cancellation and progress are prompt
 
     async def _test(
         self, agent: Agent, variant: Variant, ep: Episode, t: TestSession, context: str,
@@ -132,6 +133,7 @@ class CellRunner:
             TestRecord(session_id=t.session_id, rule_id=t.rule_id, termination=out.termination.value, batches=out.batches)
         )
         self.on_session()
+        await asyncio.sleep(0)
 
 
 async def run_cells(runner: CellRunner, cells: list[Cell], max_concurrency: int,

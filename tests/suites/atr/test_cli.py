@@ -1,0 +1,118 @@
+"""The CLI and run store end to end on the two ATRBench fixture episodes (a plain episode folder)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from longview.cli import app
+from longview.suites.atr import suite as atr
+
+FIX = Path(__file__).parents[2] / "fixtures/atrbench/data/personas"
+runner = CliRunner()
+
+
+@pytest.fixture
+def episodes(tmp_path: Path) -> Path:
+    d = tmp_path / "eps"
+    d.mkdir()
+    for f in FIX.glob("*/episodes/*.json"):
+        shutil.copy(f, d / f.name)
+    return d
+
+
+def test_run_writes_json_and_show_reprints(episodes: Path, tmp_path: Path):
+    out, js = tmp_path / "run", tmp_path / "out.json"
+    r = runner.invoke(app, ["run", "atr", "--dataset", str(episodes), "--out", str(out), "--json", str(js)])
+    assert r.exit_code == 0, r.output
+    data = json.loads(js.read_text())
+    assert data["suite"] == "atr"
+    assert set(data["dataset"]) == {"name", "sha256", "personas"} and data["dataset"]["personas"] == 2
+    rows = {(row["agent"], row["variant"]): row for row in data["rows"]}
+    assert set(rows) == {("ref:passive", "default"), ("ref:asker", "atr"), ("ref:oracle", "oracle_target")}
+    for row in rows.values():
+        assert set(row["metrics"]) == {"tsacc", "rule_ask", "rule_cov", "acq_prec", "applied_rate"}
+        for v in row["metrics"].values():
+            assert v is None or 0 <= v <= max(1.0, v)  # rule_ask may exceed 1
+    assert rows[("ref:oracle", "oracle_target")]["metrics"]["rule_ask"] is None
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["components"]["router"].startswith("embedded:")
+    assert manifest["dataset"]["sha256"] == data["dataset"]["sha256"]
+    assert len(list(out.glob("cells/*/result.json"))) == 6
+    r = runner.invoke(app, ["show", str(out)])
+    assert r.exit_code == 0 and "ref:oracle" in r.output
+
+
+def _break(path: Path, edit) -> None:
+    data = json.loads(path.read_text())
+    edit(data)
+    path.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize(
+    "edit, field, words",
+    [
+        (lambda d: d["rules"][2].pop("canonical_answer"), "canonical_answer", "Field required"),
+        (lambda d: d["rules"][1].update(check_type="vibes"), "check_type", "tool_identity"),
+        (lambda d: d["learning_sessions"][3]["gold_trajectory"][0].update(tool="teleport"), "gold_trajectory.0.tool", "unknown tool 'teleport'"),
+    ],
+)
+def test_malformed_dataset_names_file_record_field_and_writes_no_run(episodes, tmp_path, edit, field, words):
+    bad = sorted(episodes.glob("*.json"))[1]
+    _break(bad, edit)
+    out = tmp_path / "run"
+    r = runner.invoke(app, ["run", "atr", "--dataset", str(episodes), "--out", str(out)])
+    assert r.exit_code == 2
+    msg = " ".join(r.output.split())
+    assert bad.name in msg and f"field '{field}'" in msg and words in msg
+    assert "record maximo_esteban_irizarry_seed000/" in msg or "record cassandra" in msg
+    assert not out.exists()
+
+
+def test_resume_redoes_no_finished_cell_and_matches_uninterrupted(episodes, tmp_path):
+    full = atr.RunOptions(dataset=str(episodes), out=tmp_path / "full", max_concurrency=1)
+    _, reference = atr.run(full)
+
+    class Crash(Exception):
+        pass
+
+    done: list[str] = []
+
+    def crash_after_two(cell, record):
+        done.append(cell.key)
+        if len(done) == 2:
+            raise Crash
+
+    opts = atr.RunOptions(dataset=str(episodes), out=tmp_path / "part", max_concurrency=1)
+    with pytest.raises(Crash):
+        atr.run(opts, on_cell=crash_after_two)
+    finished = {p.parent.name for p in (tmp_path / "part").glob("cells/*/result.json")}
+    assert len(finished) >= 2 and len(finished) < 6
+    rerun: list[str] = []
+    _, sc = atr.run(opts.model_copy(update={"resume": True}), on_cell=lambda c, r: rerun.append(c.key))
+    assert not set(rerun) & set(done) and len(rerun) == 6 - len(finished)
+    assert sc.to_json_dict() == reference.to_json_dict()
+
+
+def test_existing_run_and_changed_config_are_refused(episodes, tmp_path):
+    out = tmp_path / "run"
+    base = ["run", "atr", "--dataset", str(episodes), "--out", str(out), "--personas", "1"]
+    assert runner.invoke(app, base).exit_code == 0
+    r = runner.invoke(app, base)
+    assert r.exit_code == 2 and "--resume" in r.output
+    r = runner.invoke(app, base + ["--resume", "--seed", "7"])
+    assert r.exit_code == 2 and "configuration changed" in " ".join(r.output.split())
+    assert runner.invoke(app, base + ["--resume"]).exit_code == 0
+    assert runner.invoke(app, base + ["--resume", "--seed", "7", "--force"]).exit_code == 0
+
+
+def test_unknown_agent_and_variant_fail_cleanly(episodes, tmp_path):
+    r = runner.invoke(app, ["run", "atr", "--dataset", str(episodes), "--agent", "ref:nobody", "--out", str(tmp_path / "x")])
+    assert r.exit_code == 2 and "unknown agent" in r.output
+    r = runner.invoke(app, ["run", "atr", "--dataset", str(episodes), "--variant", "maybe", "--out", str(tmp_path / "x")])
+    assert r.exit_code == 2 and "unknown variant" in r.output
+    assert not (tmp_path / "x").exists()
