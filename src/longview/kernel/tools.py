@@ -129,6 +129,19 @@ def _ontology_type(annotation: Any) -> str:
     raise TypeError(f"unsupported tool parameter annotation {annotation!r}")
 
 
+_LITERAL = re.compile(r"^Literal\[([^\]]*)\](\s*\|\s*None)?$")
+
+
+def _literal_in_source_order(annotation: Any) -> str | None:
+    """Enum values in the order written. typing caches `Literal[...] | None` by the *set* of
+    values, so a second tool with the same values in another order would get the first's order."""
+    m = _LITERAL.match(annotation.strip()) if isinstance(annotation, str) else None
+    if not m:
+        return None
+    values = [v.strip().strip("'\"") for v in m.group(1).split(",")]
+    return "enum[" + "|".join(values) + "]"
+
+
 _ARG_LINE = re.compile(r"^\s{2,}(\w+):\s*(.+)$")
 
 
@@ -166,7 +179,7 @@ def spec_of(fn: Callable) -> ToolSpec:
         params.append(
             ParamSpec(
                 name=p.name,
-                type=_ontology_type(hints[p.name]),
+                type=_literal_in_source_order(p.annotation) or _ontology_type(hints[p.name]),
                 required=p.default is inspect.Parameter.empty,
                 description=param_docs.get(p.name, ""),
             )
