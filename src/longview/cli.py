@@ -50,16 +50,39 @@ def run(
     max_concurrency: Annotated[int, typer.Option(help="Cells run at once.")] = 4,
     seed: Annotated[int, typer.Option(help="Seed for bootstrap CIs and model trials.")] = 0,
     max_turns: Annotated[int, typer.Option(help="Assistant-turn cap per session.")] = 20,
+    model: Annotated[Optional[list[str]], typer.Option("--model", help="Model under test, provider/model (LiteLLM style: openai/gpt-5.4, anthropic/claude-opus-4-7, ollama/qwen3, hosted_vllm/NAME). Repeatable: one Table-3 row each.")] = None,
+    user_model: Annotated[Optional[str], typer.Option(help="Model that words the user simulator's replies (default: embedded).")] = None,
+    router_model: Annotated[Optional[str], typer.Option(help="Router model (default: embedded keyword router).")] = None,
+    classifier_model: Annotated[Optional[str], typer.Option(help="Classifier model (default: embedded topic classifier).")] = None,
+    api_base: Annotated[Optional[str], typer.Option(help="Endpoint URL for every model role, e.g. http://localhost:8000/v1.")] = None,
+    temperature: Annotated[Optional[float], typer.Option(help="Agent sampling temperature (provider default if unset).")] = None,
+    reasoning_effort: Annotated[Optional[str], typer.Option(help="Agent reasoning effort: low, medium, high.")] = None,
+    max_tokens: Annotated[Optional[int], typer.Option(help="Agent max output tokens per turn.")] = None,
+    no_cache: Annotated[bool, typer.Option(help="Do not read or write the disk response cache.")] = False,
+    dry_run: Annotated[bool, typer.Option(help="Print the planned cells and an estimate of calls and tokens; run nothing.")] = False,
 ) -> None:
     """Run a suite and print its scorecard."""
     _suite(suite)
+    from longview.kernel.models import GenParams
     from longview.suites.atr import suite as atr
-    from longview.suites.atr.report import breakdown_table, scorecard_table
+    from longview.suites.atr.report import breakdown_table, paper_table, scorecard_table
 
-    opts = atr.RunOptions(
-        agents=agent or ["reference"], variants=variant or [], dataset=dataset, personas=personas, out=out,
-        resume=resume, force=force, max_concurrency=max_concurrency, seed=seed, max_turns=max_turns,
-    )
+    try:
+        opts = atr.RunOptions(
+            agents=agent or ["reference"], variants=variant or [], dataset=dataset, personas=personas, out=out,
+            resume=resume, force=force, max_concurrency=max_concurrency, seed=seed, max_turns=max_turns,
+            models=model or [], user_model=user_model, router_model=router_model, classifier_model=classifier_model,
+            api_base=api_base, no_cache=no_cache,
+            agent_params=GenParams(temperature=temperature, reasoning_effort=reasoning_effort, max_tokens=max_tokens),
+        )
+    except ValueError as e:  # pydantic validation of option values
+        _fail(LongviewError(" ".join(str(e).split())))
+    if dry_run:
+        try:
+            console.print(atr.dry_run_table(opts))
+        except LongviewError as e:
+            _fail(e)
+        return
     progress = Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=err, transient=False,
@@ -83,7 +106,12 @@ def run(
     except LongviewError as e:
         _fail(e)
     console.print(scorecard_table(sc))
+    if opts.models:
+        console.print(paper_table(sc))
     console.print(breakdown_table(sc))
+    usage = store.manifest().usage
+    if usage.get("roles"):
+        console.print(atr.usage_table(usage))
     console.print(f"run directory: {store.root}")
 
 

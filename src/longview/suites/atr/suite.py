@@ -17,8 +17,10 @@ from longview import __version__
 from longview.domains.personal import all_tool_names, safe_fields
 from longview.kernel.agent import Agent
 from longview.kernel.errors import ConfigError
+from longview.kernel.models import GenParams, ResponseCache, RetryPolicy, UsageLedger, make_client
 from longview.kernel.runstore import DatasetInfo, Manifest, RunStore, config_hash
 from longview.kernel.session import DEFAULT_MAX_TURNS
+from longview.report import usage_table  # noqa: F401  (re-exported for the CLI)
 from longview.suites.atr.agents import REFERENCE_AGENTS, make_reference_agent
 from longview.suites.atr.dataset import Dataset, Episode, load_dir
 from longview.suites.atr.records import CellRecord
@@ -26,7 +28,7 @@ from longview.suites.atr.runner import Cell, CellRunner, Scaffold, run_cells
 from longview.suites.atr.scaffold import KeywordRouter, TopicClassifier
 from longview.suites.atr.scorecard import Scorecard, build_scorecard
 from longview.suites.atr.user import ScriptedUser
-from longview.suites.atr.variants import get_variant, prompt_hashes
+from longview.suites.atr.variants import MAIN_VARIANTS, get_variant, prompt_hashes, system_prompt
 
 SUITE = "atr"
 BUILTIN = "builtin"
@@ -60,6 +62,17 @@ class RunOptions(BaseModel):
     resume: bool = Field(default=False, description="Skip finished cells of an existing run.")
     force: bool = Field(default=False, description="Replace an existing run directory.")
     max_concurrency: int = Field(default=4, description="Cells run at once.")
+    models: list[str] = Field(default_factory=list, description="Models under test (provider/model).")
+    user_model: str | None = Field(default=None, description="User-simulator wording model; None = embedded.")
+    router_model: str | None = Field(default=None, description="Router model; None = embedded.")
+    classifier_model: str | None = Field(default=None, description="Classifier model; None = embedded.")
+    api_base: str | None = Field(default=None, description="Endpoint for every model role (vLLM, Ollama...).")
+    agent_params: GenParams = Field(default_factory=GenParams, description="Generation parameters of the agent.")
+    scaffold_params: GenParams = Field(
+        default_factory=lambda: GenParams(temperature=0.0), description="Generation parameters of scaffold roles."
+    )
+    no_cache: bool = Field(default=False, description="Bypass the disk response cache.")
+    cache_dir: Path | None = Field(default=None, description="Response cache folder.")
 
 
 def expand_agents(agents: list[str]) -> list[str]:
@@ -76,14 +89,23 @@ def expand_agents(agents: list[str]) -> list[str]:
     return out
 
 
+def agents_of(opts: RunOptions) -> list[str]:
+    """Reference agents asked for, then models; models alone run without reference agents."""
+    refs = expand_agents(opts.agents) if (opts.agents and (not opts.models or opts.agents != ["reference"])) else []
+    for m in opts.models:
+        if "/" not in m:
+            raise ConfigError(f"--model '{m}': expected provider/model, e.g. openai/gpt-5.4 or ollama/qwen3")
+    return refs + [m for m in opts.models if m not in refs]
+
+
 def plan(opts: RunOptions, dataset: Dataset) -> list[Cell]:
     """The cells of a run: agent x variant x persona."""
     for v in opts.variants:
         get_variant(v)
     episodes = _select(dataset, opts.personas)
     cells = []
-    for agent in expand_agents(opts.agents):
-        variants = opts.variants or [REFERENCE_AGENTS.get(agent, "default")]
+    for agent in agents_of(opts):
+        variants = opts.variants or ([REFERENCE_AGENTS[agent]] if agent in REFERENCE_AGENTS else MAIN_VARIANTS)
         cells += [Cell(agent, v, ep.persona_id) for v in variants for ep in episodes]
     return cells
 
@@ -97,12 +119,48 @@ def _select(dataset: Dataset, n: int | None) -> list[Episode]:
     return eps
 
 
+class Models:
+    """Model clients for every role of a run, sharing one cache, retry policy and usage ledger."""
+
+    def __init__(self, opts: RunOptions) -> None:
+        self.opts = opts
+        self.ledger = UsageLedger()
+        self.cache = None if opts.no_cache else ResponseCache(opts.cache_dir or default_cache_dir())
+        self.retry = RetryPolicy()
+
+    def client(self, model: str, role: str):
+        return make_client(model, api_base=self.opts.api_base, cache=self.cache, retry=self.retry,
+                           ledger=self.ledger, role=role)
+
+    def scaffold(self) -> Scaffold:
+        """Embedded implementations unless a model is set for the role."""
+        o, p = self.opts, self.opts.scaffold_params
+        router, classifier, user = KeywordRouter(), TopicClassifier(), ScriptedUser()
+        if o.router_model or o.classifier_model or o.user_model:
+            from longview.suites.atr.llm_scaffold import LLMClassifier, LLMRouter, LLMUser
+
+            router = LLMRouter(self.client(o.router_model, "router"), p) if o.router_model else router
+            classifier = LLMClassifier(self.client(o.classifier_model, "classifier"), p) if o.classifier_model else classifier
+            user = LLMUser(self.client(o.user_model, "user"), p) if o.user_model else user
+        return Scaffold(router=router, classifier=classifier, user=user)
+
+    def agent(self, name: str, episode: Episode) -> Agent:
+        if name.startswith("ref:"):
+            return make_reference_agent(name, episode)
+        from longview.agents.llm import LLMAgent
+
+        # The seed is the trial index: same seed replays the cache, another seed samples afresh.
+        return LLMAgent(self.client(name, "agent"), self.opts.agent_params, name=name, trial=self.opts.seed)
+
+
+def default_cache_dir() -> Path:
+    import os
+
+    return Path(os.environ.get("LONGVIEW_CACHE_DIR") or Path.home() / ".cache" / "longview" / "responses")
+
+
 def default_scaffold() -> Scaffold:
     return Scaffold(router=KeywordRouter(), classifier=TopicClassifier(), user=ScriptedUser())
-
-
-def make_agent(name: str, episode: Episode) -> Agent:
-    return make_reference_agent(name, episode)
 
 
 def manifest_for(opts: RunOptions, dataset: Dataset, cells: list[Cell], scaffold: Scaffold) -> Manifest:
@@ -114,6 +172,8 @@ def manifest_for(opts: RunOptions, dataset: Dataset, cells: list[Cell], scaffold
         "max_turns": opts.max_turns,
         "components": scaffold.names(),
         "prompts": prompt_hashes(),
+        "agent_params": opts.agent_params.model_dump(),
+        "scaffold_params": opts.scaffold_params.model_dump(),
         "package_version": __version__,
     }
     personas = len({c.persona_id for c in cells})
@@ -144,16 +204,21 @@ def run(
     """
     dataset = load_dataset(opts.dataset)
     cells = plan(opts, dataset)
-    scaffold = default_scaffold()
+    models = Models(opts)
+    scaffold = models.scaffold()
     manifest = manifest_for(opts, dataset, cells, scaffold)
     store = RunStore(opts.out or default_out(manifest))
     store.open(manifest, resume=opts.resume, force=opts.force)
     episodes = {e.persona_id: e for e in dataset.episodes}
     todo = [c for c in cells if not store.is_done(c.key)]
     on_start(len(todo), sum(_sessions(episodes[c.persona_id], c.variant) for c in todo))
-    runner = CellRunner(store=store, scaffold=scaffold, make_agent=make_agent, episodes=episodes,
+    runner = CellRunner(store=store, scaffold=scaffold, make_agent=models.agent, episodes=episodes,
                         max_turns=opts.max_turns, on_session=on_session)
-    asyncio.run(run_cells(runner, cells, opts.max_concurrency, on_cell))
+    try:
+        asyncio.run(run_cells(runner, cells, opts.max_concurrency, on_cell))
+    finally:  # usage of this invocation goes into the manifest even if the run stops early
+        manifest.usage = models.ledger.summary().model_dump()
+        store.write_manifest(manifest)
     return store, score(store, dataset)
 
 
@@ -177,6 +242,59 @@ def score(store: RunStore, dataset: Dataset | None = None) -> Scorecard:
     sc = build_scorecard(cells, episodes, dataset.name, dataset.sha256, safe_fields, seed=manifest.config["seed"])
     store.write_json("scorecard.json", sc.to_json_dict())
     return sc
+
+
+# Rough per-session turn counts for --dry-run estimates (the paper's traces average a few turns).
+_EST_TURNS = {"learning": 8, "test": 5}
+_EST_CONTEXT_PER_SESSION = 600  # tokens a rendered learning session adds to later prompts
+
+
+def dry_run_table(opts: RunOptions):
+    """The planned cells and an estimate of model calls and input tokens per role."""
+    from rich.table import Table
+
+    from longview.domains.personal import make_env
+
+    dataset = load_dataset(opts.dataset)
+    cells = plan(opts, dataset)
+    episodes = {e.persona_id: e for e in dataset.episodes}
+    calls: dict[str, int] = {}
+    tokens: dict[str, int] = {}
+
+    def add(role: str, n: int, tok: int) -> None:
+        calls[role] = calls.get(role, 0) + n
+        tokens[role] = tokens.get(role, 0) + n * tok
+
+    for c in cells:
+        ep, variant = episodes[c.persona_id], get_variant(c.variant)
+        model_agent = not c.agent.startswith("ref:")
+        sessions = [("learning", s.domain, i) for i, s in enumerate(ep.learning_sessions)] if variant.learning else []
+        sessions += [("test", t.domain, len(sessions)) for t in ep.test_sessions]
+        for phase, domain, k in sessions:
+            base = len(system_prompt(variant, domain, phase, "")) // 4
+            schema = len(json.dumps(make_env(domain, [], None).schemas())) // 4
+            ctx = _EST_CONTEXT_PER_SESSION * (k if phase == "learning" else len(ep.learning_sessions) * variant.learning)
+            if model_agent:
+                add("agent", _EST_TURNS[phase], base + schema + ctx + 300)
+            if phase == "learning":
+                for role, model, n in (("router", opts.router_model, 3), ("classifier", opts.classifier_model, 1),
+                                       ("user", opts.user_model, 3)):
+                    if model:
+                        add(role, n, 400)
+    t = Table(title=f"Dry run: {len(cells)} cells over {len({c.persona_id for c in cells})} personas (nothing is called)")
+    t.add_column("agent")
+    t.add_column("variant")
+    t.add_column("cells", justify="right")
+    counts: dict[tuple[str, str], int] = {}
+    for c in cells:
+        counts[(c.agent, c.variant)] = counts.get((c.agent, c.variant), 0) + 1
+    for (a, v), n in counts.items():
+        t.add_row(a, v, str(n))
+    for role in calls:
+        t.add_row(f"estimate · {role}", f"~{calls[role]} calls", f"~{tokens[role] / 1e6:.2f}M input tokens")
+    if not calls:
+        t.add_row("estimate", "no model calls", "")
+    return t
 
 
 def write_json(sc: Scorecard, path: Path) -> None:
