@@ -129,7 +129,9 @@ class Models:
         self.retry = RetryPolicy()
 
     def client(self, model: str, role: str):
-        return make_client(model, api_base=self.opts.api_base, cache=self.cache, retry=self.retry,
+        # Scripted mock replies are already deterministic; caching them would only make tests stateful.
+        cache = None if model.startswith("mock/") else self.cache
+        return make_client(model, api_base=self.opts.api_base, cache=cache, retry=self.retry,
                            ledger=self.ledger, role=role)
 
     def scaffold(self) -> Scaffold:
