@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 
 from longview import __version__
 from longview.kernel.errors import ConfigError
+from longview.kernel.models.secrets import redact
 
 MARKER = "result.json"
 
@@ -72,9 +73,11 @@ class Manifest(BaseModel):
     usage: dict[str, Any] = Field(default_factory=dict, description="Token/cost accounting per role.")
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str) -> None:
+    """Write via a temp file and rename, so a crash never leaves half a file; secrets are masked."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
+    tmp.write_text(redact(text), encoding="utf-8")
     os.replace(tmp, path)
 
 
@@ -111,7 +114,7 @@ class RunStore:
         self.write_manifest(manifest)
 
     def write_manifest(self, manifest: Manifest) -> None:
-        _atomic_write(self.manifest_path, manifest.model_dump_json(indent=2))
+        atomic_write(self.manifest_path, manifest.model_dump_json(indent=2))
 
     def manifest(self) -> Manifest:
         if not self.manifest_path.exists():
@@ -133,7 +136,7 @@ class RunStore:
         return d
 
     def finish_cell(self, cell: str, result: BaseModel) -> None:
-        _atomic_write(self.cell_dir(cell) / MARKER, result.model_dump_json(indent=1))
+        atomic_write(self.cell_dir(cell) / MARKER, result.model_dump_json(indent=1))
 
     def results(self) -> list[str]:
         """JSON text of every finished cell's result, in cell-name order."""
@@ -141,5 +144,5 @@ class RunStore:
 
     def write_json(self, name: str, data: Any) -> Path:
         path = self.root / name
-        _atomic_write(path, json.dumps(data, indent=2, sort_keys=False))
+        atomic_write(path, json.dumps(data, indent=2, sort_keys=False))
         return path

@@ -14,6 +14,8 @@ from typing import Any, Callable, Iterator
 
 from pydantic import BaseModel, Field
 
+from longview.kernel.models.secrets import redact as default_redact
+
 
 class TraceEvent(BaseModel):
     """One line of a session transcript."""
@@ -26,17 +28,13 @@ class TraceEvent(BaseModel):
     clock: str | None = Field(default=None, description="Simulated time (ISO), if the suite keeps one.")
 
 
-def _identity(text: str) -> str:
-    return text
-
-
 class TraceWriter:
     """Appends events for one session; flushes each line so a crash loses at most one event."""
 
     def __init__(self, path: Path | None, session_id: str, redact: Callable[[str], str] | None = None):
         self.session_id = session_id
         self.events: list[TraceEvent] = []
-        self._redact = redact or _default_redact()
+        self._redact = redact or default_redact
         self._fh = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -54,14 +52,6 @@ class TraceWriter:
         if self._fh is not None:
             self._fh.close()
             self._fh = None
-
-
-def _default_redact() -> Callable[[str], str]:
-    try:
-        from longview.kernel.models.secrets import redact
-    except ImportError:  # model layer absent: nothing secret can have been loaded
-        return _identity
-    return redact
 
 
 def read_trace(path: Path) -> list[TraceEvent]:

@@ -18,7 +18,7 @@ from longview.domains.personal import all_tool_names, safe_fields
 from longview.kernel.agent import Agent
 from longview.kernel.errors import ConfigError
 from longview.kernel.models import GenParams, ResponseCache, RetryPolicy, UsageLedger, make_client
-from longview.kernel.runstore import DatasetInfo, Manifest, RunStore, config_hash
+from longview.kernel.runstore import DatasetInfo, Manifest, RunStore, atomic_write, config_hash
 from longview.kernel.session import DEFAULT_MAX_TURNS
 from longview.report import usage_table  # noqa: F401  (re-exported for the CLI)
 from longview.suites.atr.agents import REFERENCE_AGENTS, make_reference_agent
@@ -300,7 +300,4 @@ def dry_run_table(opts: RunOptions):
 
 
 def write_json(sc: Scorecard, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(sc.to_json_dict(), indent=2))
-    tmp.replace(path)
+    atomic_write(path, json.dumps(sc.to_json_dict(), indent=2))

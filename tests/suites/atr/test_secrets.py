@@ -1,0 +1,49 @@
+"""A key planted in the environment never reaches a trace, manifest, cell result or scorecard,
+even when the agent under test repeats it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from longview.kernel.agent import AssistantTurn, ToolCall
+from longview.kernel.models import register_script, unregister_script
+from longview.suites.atr import suite as atr
+
+FIX = Path(__file__).parents[2] / "fixtures/atrbench/data/personas"
+KEY = "sk-test-PLANTED-0123456789abcdef"
+
+
+def leaky(system, messages, tools):
+    names = {t["function"]["name"] for t in tools}
+    n = sum(1 for m in messages if m.role == "assistant")
+    if "send_to_user" in names:
+        if n == 0:
+            return AssistantTurn(text=f"my key is {KEY}", tool_calls=[ToolCall(
+                id="a", name="send_to_user", arguments={"output": f"Using key {KEY}. Going forward, any standing rule?", "reason": KEY})])
+        return AssistantTurn(tool_calls=[ToolCall(id=f"b{n}", name="send_to_user", arguments={"output": "ok"})])
+    if n == 0:
+        return AssistantTurn(tool_calls=[ToolCall(id="c", name="search_products", arguments={"category": KEY})])
+    return AssistantTurn(tool_calls=[ToolCall(id="d", name="finish_session", arguments={})])
+
+
+def test_planted_key_is_in_no_output(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    eps = tmp_path / "eps"
+    eps.mkdir()
+    for f in FIX.glob("*/episodes/*.json"):
+        shutil.copy(f, eps / f.name)
+    register_script("leaky", leaky)
+    try:
+        opts = atr.RunOptions(dataset=str(eps), models=["mock/leaky"], agents=[], out=tmp_path / "run",
+                              personas=1, max_turns=4, variants=["atr", "oracle_target"])
+        store, sc = atr.run(opts)
+        atr.write_json(sc, tmp_path / "out.json")
+    finally:
+        unregister_script("leaky")
+    files = [p for p in tmp_path.rglob("*") if p.is_file() and "eps" not in p.parts]
+    assert len(files) > 10
+    traces = "".join(p.read_text() for p in files if p.suffix == ".jsonl")
+    assert "***" in traces  # the leak happened and was masked
+    for p in files:
+        assert KEY not in p.read_text(errors="replace"), p
