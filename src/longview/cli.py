@@ -59,6 +59,7 @@ def run(
     reasoning_effort: Annotated[Optional[str], typer.Option(help="Agent reasoning effort: low, medium, high.")] = None,
     max_tokens: Annotated[Optional[int], typer.Option(help="Agent max output tokens per turn.")] = None,
     no_cache: Annotated[bool, typer.Option(help="Do not read or write the disk response cache.")] = False,
+    max_attempts: Annotated[int, typer.Option(help="Attempts per model call (rate limits, 5xx, timeouts) before the cell is recorded as aborted.")] = 6,
     dry_run: Annotated[bool, typer.Option(help="Print the planned cells and an estimate of calls and tokens; run nothing.")] = False,
 ) -> None:
     """Run a suite and print its scorecard."""
@@ -72,7 +73,7 @@ def run(
             agents=agent or ["reference"], variants=variant or [], dataset=dataset, personas=personas, out=out,
             resume=resume, force=force, max_concurrency=max_concurrency, seed=seed, max_turns=max_turns,
             models=model or [], user_model=user_model, router_model=router_model, classifier_model=classifier_model,
-            api_base=api_base, no_cache=no_cache,
+            api_base=api_base, no_cache=no_cache, max_attempts=max_attempts,
             agent_params=GenParams(temperature=temperature, reasoning_effort=reasoning_effort, max_tokens=max_tokens),
         )
     except ValueError as e:  # pydantic validation of option values

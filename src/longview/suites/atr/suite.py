@@ -72,6 +72,8 @@ class RunOptions(BaseModel):
         default_factory=lambda: GenParams(temperature=0.0), description="Generation parameters of scaffold roles."
     )
     no_cache: bool = Field(default=False, description="Bypass the disk response cache.")
+    max_attempts: int = Field(default=6, ge=1, description="Attempts per model call before the cell aborts.")
+    retry_base_delay: float = Field(default=1.0, ge=0, description="First backoff delay in seconds (doubles, jittered).")
     cache_dir: Path | None = Field(default=None, description="Response cache folder.")
 
 
@@ -126,7 +128,7 @@ class Models:
         self.opts = opts
         self.ledger = UsageLedger()
         self.cache = None if opts.no_cache else ResponseCache(opts.cache_dir or default_cache_dir())
-        self.retry = RetryPolicy()
+        self.retry = RetryPolicy(max_attempts=opts.max_attempts, base_delay=opts.retry_base_delay)
 
     def client(self, model: str, role: str):
         # Scripted mock replies are already deterministic; caching them would only make tests stateful.
