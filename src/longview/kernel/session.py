@@ -10,14 +10,17 @@ suite: everything protocol-specific lives behind that interface.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 from enum import StrEnum
 from typing import Protocol
 
+from longview.kernel.clock import SimClock
 from longview.kernel.agent import Agent, AssistantTurn, Message, Observation, ToolCall, Usage
 from longview.kernel.tools import ToolKind, Toolkit, ToolSpec
 from longview.kernel.trace import TraceWriter
 
 DEFAULT_MAX_TURNS = 20
+TURN_DURATION = timedelta(minutes=1)  # simulated time one assistant turn takes
 
 
 class TerminationReason(StrEnum):
@@ -98,8 +101,15 @@ async def run_session(
     phase: str,
     trace: TraceWriter,
     max_turns: int = DEFAULT_MAX_TURNS,
+    clock: SimClock | None = None,
 ) -> SessionOutcome:
-    """Run one session to its end and return the outcome; the trace gets every step."""
+    """Run one session to its end and return the outcome; the trace gets every step.
+
+    With a simulated ``clock``, the trace is stamped with it and each assistant turn advances it
+    by :data:`TURN_DURATION`; wall time is never read.
+    """
+    if clock is not None:
+        trace.clock = lambda: clock.now().isoformat()
     control = {s.name for s in protocol.control_specs}
     schemas = [s.json_schema() for s in protocol.control_specs] + env.schemas()
     messages = list(opening)
@@ -115,6 +125,8 @@ async def run_session(
     reason = TerminationReason.TURN_CAP
     turn = 0
     for turn in range(max_turns):
+        if clock is not None and turn:
+            clock.advance(TURN_DURATION)
         at: AssistantTurn = await agent.act(observe())
         _add_usage(usage, at.usage)
         # Off-protocol text turn: re-prompt with a transient note; a rescued turn takes its slot.

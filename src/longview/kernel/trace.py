@@ -31,8 +31,12 @@ class TraceEvent(BaseModel):
 class TraceWriter:
     """Appends events for one session; flushes each line so a crash loses at most one event."""
 
-    def __init__(self, path: Path | None, session_id: str, redact: Callable[[str], str] | None = None):
+    def __init__(
+        self, path: Path | None, session_id: str, redact: Callable[[str], str] | None = None,
+        clock: Callable[[], str] | None = None,
+    ):
         self.session_id = session_id
+        self.clock = clock  # stamps events with simulated time when set
         self.events: list[TraceEvent] = []
         self._redact = redact or default_redact
         self._fh = None
@@ -41,6 +45,8 @@ class TraceWriter:
             self._fh = path.open("w", encoding="utf-8")
 
     def emit(self, type: str, turn: int | None = None, clock: str | None = None, **data: Any) -> TraceEvent:
+        if clock is None and self.clock is not None:
+            clock = self.clock()
         ev = TraceEvent(seq=len(self.events), session_id=self.session_id, turn=turn, type=type, data=data, clock=clock)
         self.events.append(ev)
         if self._fh is not None:

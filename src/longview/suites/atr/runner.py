@@ -8,12 +8,14 @@ concurrently (asyncio, bounded); each writes its traces, then its completion mar
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime, timedelta
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from longview.domains.personal import make_env
 from longview.kernel.agent import Agent, Message
+from longview.kernel.clock import SimClock
 from longview.kernel.errors import CellAborted
 from longview.kernel.runstore import RunStore
 from longview.kernel.session import DEFAULT_MAX_TURNS, run_session
@@ -25,6 +27,10 @@ from longview.suites.atr.records import CellRecord, LearningRecord, TestRecord
 from longview.suites.atr.scaffold import Classifier, Router
 from longview.suites.atr.user import UserSimulator
 from longview.suites.atr.variants import Variant, get_variant, system_prompt
+
+
+# Simulated day 0 of every episode: sessions are stamped EPOCH + day_offset, never wall time.
+EPOCH = datetime(2026, 1, 5, 9, 0)
 
 
 @dataclass
@@ -106,6 +112,7 @@ class CellRunner:
             out = await run_session(
                 agent, env, proto, system=system_prompt(variant, s.domain, "learning", context.text),
                 opening=opening, session_id=s.session_id, phase="learning", trace=trace, max_turns=self.max_turns,
+                clock=SimClock(EPOCH + timedelta(days=s.day_offset)),
             )
         finally:
             trace.close()
@@ -121,11 +128,13 @@ class CellRunner:
     ) -> None:
         env = make_env(t.domain, t.local_env.references, ep.structured_persona, t.local_env.tools)
         trace = TraceWriter(folder / f"{t.session_id}.jsonl", t.session_id)
+        test_day = max((s.day_offset for s in ep.learning_sessions), default=0) + 1  # tests come after learning
         try:
             out = await run_session(
                 agent, env, TestProtocol(), system=system_prompt(variant, t.domain, "test", context),
                 opening=[Message(role="user", content=t.instruction)], session_id=t.session_id,
                 phase="test", trace=trace, max_turns=self.max_turns,
+                clock=SimClock(EPOCH + timedelta(days=test_day)),
             )
         finally:
             trace.close()
