@@ -1,0 +1,271 @@
+"""Router/Classifier calibration: the shipped sets load strictly, the embedded defaults' figures are
+pinned (golden), and an LLM scaffold answering from the gold labels scores perfectly."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from rich.console import Console
+
+from longview.kernel.errors import CellAborted, DataError
+from longview.kernel.models import GenParams, make_client, register_script, unregister_script
+from longview.suites.atr.calibration import (
+    POSITIVE_KINDS,
+    ClassifierCalibration,
+    RouterCalibration,
+    calibrate_classifier,
+    calibrate_router,
+    load_classifier_set,
+    load_router_set,
+    render,
+)
+from longview.suites.atr.llm_scaffold import LLMClassifier, LLMRouter
+from longview.suites.atr.scaffold import KeywordRouter, RouteVerdict, TopicClassifier
+
+ROUTER_SET = load_router_set()
+CLASSIFIER_SET = load_classifier_set()
+
+
+@pytest.fixture
+def scripts():
+    names: list[str] = []
+
+    def reg(name, fn):
+        register_script(name, lambda system, messages, tools: fn(json.loads(messages[-1].content)))
+        names.append(name)
+        return make_client(f"mock/{name}")
+
+    yield reg
+    for n in names:
+        unregister_script(n)
+
+
+# --- the sets --------------------------------------------------------------------------------
+
+
+def test_router_set_shape():
+    assert len(ROUTER_SET) == 60
+    assert sum(r.label for r in ROUTER_SET) == 28
+    kinds = {r.kind for r in ROUTER_SET}
+    assert kinds == POSITIVE_KINDS | {
+        "current_task_question", "declarative_offer", "status_update", "quoted_draft", "recall"
+    }
+    for r in ROUTER_SET:
+        assert (r.span is not None) == r.label == (r.kind in POSITIVE_KINDS)
+        assert r.span is None or r.span in r.output
+
+
+def test_classifier_set_shape():
+    assert len(CLASSIFIER_SET) == 68
+    assert sum(r.gold is not None for r in CLASSIFIER_SET) == 33
+    for r in CLASSIFIER_SET:
+        assert r.note
+        assert r.gold is None or r.gold in {x.rule_id for x in r.rules}
+        sr = r.rules[0].to_standing_rule()
+        assert sr.rule_id == r.rules[0].rule_id and sr.canonical_answer == ""
+
+
+GOOD_ROUTER = {"id": "x1", "output": "Should I always do this?", "reason": "", "label": True,
+               "span": "Should I always do this?", "kind": "standing_rule_ask"}
+GOOD_CLS = {"id": "y1", "span": "which seat?", "rules": [{"rule_id": "a", "rule_text": "Aisle.", "topic": "seat"}],
+            "gold": "a", "note": ""}
+
+
+def _write(tmp_path, rows) -> str:
+    p = tmp_path / "set.jsonl"
+    p.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    return str(p)
+
+
+@pytest.mark.parametrize(
+    "bad, record, field, expected",
+    [
+        ("{not json", "line 2", "<root>", "valid JSON"),
+        ("[1, 2]", "line 2", "<root>", "a JSON object"),
+        ({**GOOD_ROUTER, "id": "x2", "label": "maybe"}, "line 2 (x2)", "label", "valid boolean"),
+        ({k: v for k, v in GOOD_ROUTER.items() if k != "kind"} | {"id": "x2"}, "line 2 (x2)", "kind", "Field required"),
+        ({**GOOD_ROUTER, "id": "x2", "kind": "chitchat"}, "line 2 (x2)", "kind", "Input should be"),
+        ({**GOOD_ROUTER, "id": "x2", "spna": "typo"}, "line 2 (x2)", "spna", "Extra inputs"),
+        ({**GOOD_ROUTER, "id": "x2", "kind": "recall"}, "line 2 (x2)", "kind", "agree with label=true"),
+        ({**GOOD_ROUTER, "id": "x2", "span": "Should I never do this?"}, "line 2 (x2)", "span", "verbatim substring"),
+        ({**GOOD_ROUTER, "id": "x2", "span": None}, "line 2 (x2)", "span", "non-empty span"),
+        ({**GOOD_ROUTER, "id": "x2", "label": False, "kind": "recall"}, "line 2 (x2)", "span", "null on a negative"),
+        (GOOD_ROUTER, "line 2 (x1)", "id", "already used on line 1"),
+    ],
+)
+def test_router_loading_is_strict(tmp_path, bad, record, field, expected):
+    path = _write(tmp_path, [GOOD_ROUTER, bad])
+    with pytest.raises(DataError) as exc:
+        load_router_set(path)
+    e = exc.value
+    assert (e.file, e.record, e.field) == (path, record, field)
+    assert expected in e.expected
+
+
+@pytest.mark.parametrize(
+    "bad, field, expected",
+    [
+        ({**GOOD_CLS, "id": "y2", "gold": "b"}, "gold", "null or one of the pool's rule ids"),
+        ({**GOOD_CLS, "id": "y2", "rules": []}, "rules", "at least 1 item"),
+        ({**GOOD_CLS, "id": "y2", "rules": [{"rule_id": "a", "topic": "seat"}]}, "rules.0.rule_text", "Field required"),
+        ({**GOOD_CLS, "id": "y2", "rules": GOOD_CLS["rules"] * 2}, "rules.1.rule_id", "unique rule id"),
+        ({k: v for k, v in GOOD_CLS.items() if k != "gold"} | {"id": "y2"}, "gold", "Field required"),
+    ],
+)
+def test_classifier_loading_is_strict(tmp_path, bad, field, expected):
+    path = _write(tmp_path, [GOOD_CLS, bad])
+    with pytest.raises(DataError) as exc:
+        load_classifier_set(path)
+    assert (exc.value.record, exc.value.field) == ("line 2 (y2)", field)
+    assert expected in exc.value.expected and path in str(exc.value)
+
+
+def test_missing_and_empty_files_are_data_errors(tmp_path):
+    with pytest.raises(DataError, match="readable file"):
+        load_router_set(tmp_path / "nope.jsonl")
+    (tmp_path / "empty.jsonl").write_text("\n", encoding="utf-8")
+    with pytest.raises(DataError, match="at least one row"):
+        load_classifier_set(tmp_path / "empty.jsonl")
+
+
+# --- embedded defaults: golden figures ---------------------------------------------------------
+
+
+async def test_embedded_router_figures():
+    cal = await calibrate_router(KeywordRouter())
+    assert cal.router == "embedded:keyword-router@1"
+    assert (cal.n, cal.tp, cal.fp, cal.tn, cal.fn, cal.faults) == (60, 17, 11, 21, 11, 0)
+    assert cal.precision == pytest.approx(17 / 28)
+    assert cal.recall == pytest.approx(17 / 28)
+    assert cal.accuracy == pytest.approx(38 / 60)
+    assert (cal.span_exact, cal.span_exact_rate) == (15, pytest.approx(15 / 17))
+    assert cal.by_kind() == {
+        "standing_rule_ask": (17, 20), "soft_standing_rule_ask": (0, 8), "current_task_question": (7, 10),
+        "declarative_offer": (6, 7), "status_update": (5, 5), "quoted_draft": (1, 5), "recall": (2, 5),
+    }
+    wrong = {o.id for o in cal.outcomes if not o.correct}
+    assert wrong == {
+        "rt005", "rt008", "rt016", *(f"rt{i:03d}" for i in range(21, 29)),  # misses: no marker / no "?"
+        "rt031", "rt033", "rt037", "rt042", "rt051", "rt052", "rt053", "rt055", "rt058", "rt059", "rt060",
+    }
+    inexact = {o.id for o in cal.errors()} - wrong
+    assert inexact == {"rt017", "rt020"}  # markdown bold dropped; sentence cut at "e.g."
+
+
+async def test_embedded_classifier_figures():
+    cal = await calibrate_classifier(TopicClassifier())
+    assert cal.classifier == "embedded:topic-classifier@1"
+    assert (cal.n, cal.gold_hits, cal.hits_predicted, cal.correct_hits) == (68, 33, 49, 29)
+    assert (cal.wrong_rule, cal.false_hits, cal.missed, cal.faults) == (0, 20, 4, 0)
+    assert cal.precision == pytest.approx(29 / 49)
+    assert cal.recall == pytest.approx(29 / 33)
+    assert cal.accuracy == pytest.approx(44 / 68)
+    assert {o.id for o in cal.errors() if o.gold is not None} == {"cl003", "cl020", "cl046", "cl059"}
+
+
+# --- LLM implementations via the mock provider -------------------------------------------------
+
+
+async def test_llm_router_answering_from_gold_is_perfect(scripts):
+    gold = {r.output: r for r in ROUTER_SET}
+
+    def answer(payload):
+        row = gold[payload["output"]]
+        return json.dumps({"is_rule_question": row.label, "span": row.span})
+
+    cal = await calibrate_router(LLMRouter(scripts("cal-router-gold", answer), GenParams()))
+    assert cal.router == "llm:mock/cal-router-gold"
+    assert cal.precision == cal.recall == cal.accuracy == 1.0
+    assert cal.span_exact == cal.tp == 28 and cal.errors() == []
+
+
+async def test_llm_classifier_answering_from_gold_is_perfect(scripts):
+    gold = {r.span: r.gold for r in CLASSIFIER_SET}
+    spans = [r.span for r in CLASSIFIER_SET]
+    assert len(set(spans)) == len(spans)
+
+    def answer(payload):
+        assert all(set(card) <= {"rule_id", "rule_text", "topic"} for card in payload["rules"])
+        return json.dumps({"rule_id": gold[payload["question"]]})
+
+    cal = await calibrate_classifier(LLMClassifier(scripts("cal-cls-gold", answer), GenParams()))
+    assert cal.precision == cal.recall == cal.accuracy == 1.0
+    assert (cal.hits_predicted, cal.correct_hits, cal.wrong_rule, cal.false_hits) == (33, 33, 0, 0)
+
+
+async def test_faults_are_no_prediction(scripts):
+    rows = ROUTER_SET[:4]  # rt001..rt004: all positive
+
+    def answer(payload):
+        return "not json" if payload["output"] == rows[0].output else json.dumps(
+            {"is_rule_question": True, "span": next(r.span for r in rows if r.output == payload["output"])}
+        )
+
+    cal = await calibrate_router(LLMRouter(scripts("cal-router-fault", answer), GenParams()), rows)
+    assert (cal.tp, cal.fp, cal.tn, cal.fn, cal.faults) == (3, 0, 0, 0, 1)
+    assert cal.precision == 1.0 and cal.recall == pytest.approx(3 / 4) and cal.accuracy == pytest.approx(3 / 4)
+    fault = next(o for o in cal.outcomes if o.fault)
+    assert fault.id == "rt001" and "malformed verdict twice" in fault.fault
+
+    cls = await calibrate_classifier(
+        LLMClassifier(scripts("cal-cls-fault", lambda p: "[]"), GenParams()), CLASSIFIER_SET[:3]
+    )
+    assert cls.faults == 3 and cls.hits_predicted == 0 and cls.precision is None
+    assert cls.recall == 0.0 and cls.accuracy == 0.0
+
+
+async def test_wrong_rule_counts_separately_from_false_hits():
+    class FirstRule:
+        name = "stub:first-rule"
+
+        async def classify(self, span, rules):
+            return rules[0].rule_id
+
+    rows = CLASSIFIER_SET[:4]  # gold: a_list, null, a_unscented, null
+    cal = await calibrate_classifier(FirstRule(), rows)
+    assert [o.gold for o in cal.outcomes] == ["a_list", None, "a_unscented", None]
+    assert (cal.hits_predicted, cal.correct_hits, cal.wrong_rule, cal.false_hits, cal.missed) == (4, 1, 1, 2, 0)
+    assert cal.precision == 0.25 and cal.recall == 0.5 and cal.accuracy == 0.25
+
+
+async def test_concurrency_preserves_row_order():
+    class Slow:
+        name = "stub:slow"
+
+        async def route(self, output, reason):
+            import asyncio
+
+            await asyncio.sleep(0.001 * (len(output) % 5))
+            return RouteVerdict(is_rule_question=False)
+
+    cal = await calibrate_router(Slow(), concurrency=16)
+    assert [o.id for o in cal.outcomes] == [r.id for r in ROUTER_SET]
+    assert (cal.tp, cal.fp, cal.precision, cal.recall) == (0, 0, None, 0.0)
+
+
+async def test_tables_render():
+    console = Console(record=True, width=240)
+    r = await calibrate_router(KeywordRouter())
+    c = await calibrate_classifier(TopicClassifier())
+    for t in render(r) + render(c):
+        console.print(t)
+    out = console.export_text()
+    assert "Router calibration · embedded:keyword-router@1 · 60 rows" in out
+    assert "15/17 (0.882)" in out and "0.607" in out and "0/8" in out
+    assert "Classifier calibration · embedded:topic-classifier@1 · 68 rows" in out
+    assert "0.592" in out and "0.879" in out and "0.647" in out
+    assert "Router disagreements" in out and "Classifier disagreements" in out
+    assert len(render(r, errors=0)) == 2 and len(render(c, errors=0)) == 1
+    assert isinstance(r, RouterCalibration) and isinstance(c, ClassifierCalibration)
+
+
+async def test_cell_aborted_from_a_custom_router_is_a_fault():
+    class Broken:
+        name = "stub:broken"
+
+        async def route(self, output, reason):
+            raise CellAborted("scaffold fault")
+
+    cal = await calibrate_router(Broken(), ROUTER_SET[:2])
+    assert cal.faults == 2 and cal.accuracy == 0.0 and cal.recall == 0.0
