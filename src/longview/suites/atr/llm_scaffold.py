@@ -247,7 +247,7 @@ class LLMUser(_PromptedModel):
         due = RULE_TOKEN in core.text
         text = await self._reword(session, core.text, agent_message, reask * (EMPTY_RETRIES + 1))
         if not due and RULE_TOKEN in text:  # a token nobody asked for would reach the agent
-            text = " ".join(text.replace(RULE_TOKEN, " ").split())
+            text = re.sub(r"[ \t]{2,}", " ", text.replace(RULE_TOKEN, "")).strip()
         if due and RULE_TOKEN not in text and reask < HOOK_RETRIES:
             self._lost[key] = ((agent_message, directive), core, reask)
             while len(self._lost) > self._MEMO_CAP:
