@@ -181,5 +181,37 @@ def generate(
     console.print(f"wrote {len(episodes)} episodes and qc_report.json to {out}")
 
 
+@app.command()
+def calibrate(
+    role: Annotated[str, typer.Argument(help="router or classifier.")],
+    router_model: Annotated[Optional[str], typer.Option(help="Calibrate this Router model instead of the embedded one.")] = None,
+    classifier_model: Annotated[Optional[str], typer.Option(help="Calibrate this Classifier model instead of the embedded one.")] = None,
+    api_base: Annotated[Optional[str], typer.Option(help="Endpoint URL for the model.")] = None,
+    calibration_set: Annotated[Optional[Path], typer.Option("--set", help="A calibration JSONL file (default: the built-in set).")] = None,
+    no_cache: Annotated[bool, typer.Option(help="Do not read or write the disk response cache.")] = False,
+    errors: Annotated[int, typer.Option(help="How many disagreements to list.")] = 20,
+) -> None:
+    """Report precision, recall and accuracy of the configured ATR Router or Classifier on a labelled set."""
+    import asyncio
+
+    from longview.suites.atr import calibration as cal
+    from longview.suites.atr import suite as atr
+
+    if role not in ("router", "classifier"):
+        _fail(LongviewError(f"unknown role '{role}'; expected router or classifier"))
+    try:
+        models = atr.Models(atr.RunOptions(router_model=router_model, classifier_model=classifier_model,
+                                           api_base=api_base, no_cache=no_cache))
+        scaffold = models.scaffold()
+        if role == "router":
+            result = asyncio.run(cal.calibrate_router(scaffold.router, cal.load_router_set(calibration_set)))
+        else:
+            result = asyncio.run(cal.calibrate_classifier(scaffold.classifier, cal.load_classifier_set(calibration_set)))
+    except LongviewError as e:
+        _fail(e)
+    for table in cal.render(result, errors=errors):
+        console.print(table)
+
+
 def main() -> None:  # pragma: no cover
     app()
