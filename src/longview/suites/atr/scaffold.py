@@ -38,29 +38,55 @@ class Classifier(Protocol):
 
 # --- embedded Router -------------------------------------------------------------------------
 
-# Phrases that make a question about the user's future/default behaviour rather than this task.
+# Phrases that make a sentence about the user's future/default behaviour rather than this task.
 _FUTURE = re.compile(
-    r"\b(in (the )?future|future|going forward|from now on|by default|default|in general|generally|"
-    r"usually|always|next time|standing|whenever|every time|each time|as a rule|later sessions?|"
-    r"from here on)\b",
+    r"\b(in (the )?future|future|going forward|from now on|from here on|by default|default|in general|"
+    r"generally|usually|usual|normally|typically|always|next time|standing|whenever|every time|each time|"
+    r"as a rule|rule of thumb|go-to|stick with|later sessions?)\b",
     re.IGNORECASE,
 )
+# Markers strong enough to outweigh a mention of the current task ("for this trip, and in future...").
+_STRONG_FUTURE = re.compile(r"\b(in (the )?future|future|going forward|from now on|from here on|next time|as a rule)\b", re.I)
 # Recall of something already known is not an ask (App. B.2).
-_RECALL = re.compile(r"\b(as you (said|mentioned|told me)|you (said|mentioned|told me) (earlier|before))\b", re.I)
-_SENTENCE = re.compile(r"[^.!?\n]*\?")
+_RECALL = re.compile(
+    r"\b(as you (said|mentioned|told me)|you (said|mentioned|told me)|last time you|you('ve| have) told me|"
+    r"since you (usually|generally|always|normally)|based on your)\b",
+    re.I,
+)
+# The sentence is about the task at hand.
+_CURRENT = re.compile(r"\b(this (order|trip|thread|stay|search|one|booking|call|time)|for (today|tonight|tomorrow))\b", re.I)
+# Invitations that ask without a question mark ("let me know if you usually...").
+_INVITE = re.compile(r"\b(let me know|tell me|say the word|i'd love to know|i wonder|is it safe to assume)\b", re.I)
+# Quoted drafts and block quotes are content the agent proposes to send, not questions to the user.
+_QUOTED = re.compile(r"\"[^\"]{10,}\"|\u201c[^\u201d]{10,}\u201d|(?<![A-Za-z])'[^']{15,}'(?![A-Za-z])|(^|\s)>[^?]*\?")
+_ABBREV = re.compile(r"\b(e\.g|i\.e|etc|Ms|Mr|Mrs|Dr|vs)\.")
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+
+
+def _sentences(text: str) -> list[str]:
+    # Protect abbreviation dots so "e.g." does not end a sentence; restore them in the span.
+    masked = _ABBREV.sub(lambda m: m.group(0).replace(".", "\0"), text)
+    return [m.group(0).replace("\0", ".").strip() for m in _SENTENCE.finditer(masked) if m.group(0).strip()]
 
 
 class KeywordRouter:
-    """Positive when a question sentence carries a future/default marker; span = that sentence."""
+    """Positive when a question (or an explicit invitation to answer) carries a future/default
+    marker and is neither a recall, a quoted draft, nor about the current task; span = that
+    sentence verbatim."""
 
-    name = "embedded:keyword-router@1"
+    name = "embedded:keyword-router@2"
 
     async def route(self, output: str, reason: str) -> RouteVerdict:
         # `reason` is auxiliary intent only; the visible text alone decides (App. C.1 review rule).
-        for m in _SENTENCE.finditer(output):
-            sent = m.group(0).strip()
-            if _FUTURE.search(sent) and not _RECALL.search(sent):
-                return RouteVerdict(is_rule_question=True, span=sent)
+        visible = _QUOTED.sub(" ", output)
+        for sent in _sentences(visible):
+            asks = sent.endswith("?") or bool(_INVITE.search(sent))
+            if not asks or not _FUTURE.search(sent) or _RECALL.search(sent):
+                continue
+            if _CURRENT.search(sent) and not _STRONG_FUTURE.search(sent):
+                continue
+            span = sent.strip("* ")
+            return RouteVerdict(is_rule_question=True, span=span if span in output else sent)
         return RouteVerdict(is_rule_question=False)
 
 
@@ -76,17 +102,27 @@ _STOP = set(
 )
 
 
+def _stem(w: str) -> str:
+    """A light, consistent fold so singular/plural and -ing/-ed forms meet."""
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    if w.endswith(("sses", "xes", "ches", "shes", "zes")):
+        return w[:-2]
+    if w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3:
+        w = w[:-1]
+    for suf in ("ing", "ed"):
+        if w.endswith(suf) and len(w) - len(suf) >= 4:
+            return w[: -len(suf)]
+    return w
+
+
 def words(text: str) -> set[str]:
     """Lower-cased content words with a light plural/verb-form fold."""
     out = set()
     for w in re.findall(r"[a-z]+", text.lower().replace("_", " ")):
         if w in _STOP or len(w) < 3:
             continue
-        for suf in ("ings", "ing", "ies", "es", "s", "ed"):
-            if w.endswith(suf) and len(w) - len(suf) >= 4:
-                w = w[: -len(suf)] + ("y" if suf == "ies" else "")
-                break
-        out.add(w)
+        out.add(_stem(w))
     return out
 
 
@@ -106,7 +142,7 @@ class TopicClassifier:
     first on ties. Deterministic, so its precision/recall can be calibrated like an LLM's.
     """
 
-    name = "embedded:topic-classifier@1"
+    name = "embedded:topic-classifier@2"
 
     async def classify(self, span: str, rules: list[StandingRule]) -> str | None:
         q = words(span)
