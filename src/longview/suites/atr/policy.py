@@ -23,11 +23,12 @@ CONFIRM_TOOL = "get_user_confirmation"
 
 def discovery_plan(session: TestSession) -> list[Step]:
     """The READ calls that surface the session's candidates: the frame's, else the domain's."""
-    if session.frame is not None and session.frame.discovery:
+    if session.frame is not None:  # a frame's plan is complete, even when empty
         return [s.model_copy(deep=True) for s in session.frame.discovery]
     from longview.domains.personal import discovery_steps
 
-    return list(discovery_steps(session.domain, session.local_env.references))
+    steps = discovery_steps(session.domain, session.local_env.references)
+    return [s if isinstance(s, Step) else Step.model_validate(s if isinstance(s, dict) else s.model_dump()) for s in steps]
 
 
 def _is_record(x: Any) -> bool:
@@ -118,7 +119,8 @@ def decision_call(session: TestSession, behaviour: Preference, records: list[dic
     frame = session.frame or infer_frame(session, [behaviour.tool])
     args = dict(frame.arguments.get(behaviour.tool, {}))
     if behaviour.param and behaviour.select is not None:
-        pool = [r for r in records if frame.candidate_type in (None, r["type"])]
+        types = {frame.candidate_type} if frame.candidate_type else set(PARAM_TYPES.get(behaviour.param, ()))
+        pool = [r for r in records if not types or r["type"] in types]
         ids = [r["id"] for r in select(pool, behaviour.select)]
         if ids:
             args[behaviour.param] = ids if behaviour.param.endswith("_ids") else ids[0]

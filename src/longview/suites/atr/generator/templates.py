@@ -142,6 +142,12 @@ class Ctx:
         d = datetime.combine(self.anchor, datetime.min.time()) + timedelta(days=self.day + days)
         return d.replace(hour=hour, minute=minute).isoformat(timespec="seconds")
 
+    def days_until(self, days: int, weekday: int) -> int:
+        """The first offset >= ``days`` landing on ``weekday`` (Monday = 0)."""
+        while (self.anchor + timedelta(days=self.day + days)).weekday() != weekday:
+            days += 1
+        return days
+
     def date(self, days: int) -> str:
         return (self.anchor + timedelta(days=self.day + days)).isoformat()
 
@@ -181,6 +187,9 @@ STOPWORDS = set(
     whatever when whenever where whether which while who whom whose why will with within without
     would yes yet you your yours instead sure okay ok lets sort sorted already else choose chosen
     pick picks picked go wherever whichever anyone someone everything everyone whatever
+    room set start spot look read put ask tell find take leave stay call come work home right able
+    around happen happens actually extra worth care bother skip rest soon end ends hear told said
+    says say tells bit quick quickly part parts side whole full lots plenty
     """.split()
 )
 
@@ -194,6 +203,9 @@ def stem(word: str) -> str:
     return w
 
 
+STOP_STEMS = {stem(w) for w in STOPWORDS}
+
+
 def words_of(value: Any) -> set[str]:
     """Stemmed content words of any JSON value (keys excluded, ids split on underscores)."""
     out: set[str] = set()
@@ -202,16 +214,22 @@ def words_of(value: Any) -> set[str]:
         if isinstance(x, dict):
             for v in x.values():
                 walk(v)
-        elif isinstance(x, list):
+        elif isinstance(x, (list, tuple)):
             for v in x:
                 walk(v)
         elif isinstance(x, str):
             for w in re.findall(r"[a-z]+", x.lower()):
-                if len(w) > 2 and w not in STOPWORDS:
+                if len(w) > 2 and w not in STOPWORDS and stem(w) not in STOP_STEMS:
                     out.add(stem(w))
 
     walk(value)
     return out
+
+
+def V(key: str, tags: list[str], topic: str, rule: str, answer: str, default_text: str,
+      direction: list[str] | tuple[str, ...] = (), **knobs: Any) -> Variant:
+    """Shorthand for a :class:`Variant` (templates list many)."""
+    return Variant(key, tuple(tags), topic, rule, answer, default_text, tuple(direction), knobs)
 
 
 # ---- shared behaviours ----------------------------------------------------------------------
@@ -268,15 +286,9 @@ def tool_default() -> Callable[[Variant], Preference]:
 
 
 def confirm_pref(tool: str, confirm: bool) -> Callable[[Variant], Preference]:
-    """Call ``tool`` (with the object named by ``knobs['name']`` when it has an id slot)."""
-
-    def build(v: Variant) -> Preference:
-        sel = None
-        if v.knobs.get("slot"):
-            sel = Selector(attribute="name", op="eq", value=v.knobs["name"])
-        return Preference(tool=tool, param=v.knobs.get("slot"), select=sel, confirm=confirm)
-
-    return build
+    """Call ``tool`` with the frame's arguments, confirmed first or not (the ids the instruction
+    names are resolved in the frame, so the rule is only about the confirmation)."""
+    return lambda v: Preference(tool=tool, confirm=confirm)
 
 
 def ratings(rng: random.Random, n: int, top_index: int, low: float = 3.9, high: float = 4.5) -> list[float]:
@@ -297,3 +309,85 @@ def prices(rng: random.Random, n: int, low_index: int, base: float, spread: floa
     cheap = round(base * rng.uniform(0.7, 0.9), 2)
     vals.insert(low_index, cheap)
     return vals
+
+
+def arrange(
+    ctx: Ctx,
+    v: Variant,
+    base: list[tuple[str, dict[str, Any]]],
+    prefix: str,
+    type_: str,
+    n_gold: int = 1,
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Candidates built backwards: the first ``n_gold`` satisfy the preference, the next one is
+    what the rule-blind default picks, the rest are fillers. Returns shuffled refs and gold ids.
+
+    ``v.knobs``: ``attr``/``op``/``gold`` (the preference), ``decoys`` (values for the others on
+    eq/ne ops), ``default`` (a :data:`DEFAULT_SELECTORS` key or ``("named", attr, value)``).
+    """
+    rng, n = ctx.rng, len(base)
+    attr, op, gold = v.knobs["attr"], v.knobs.get("op", "eq"), v.knobs.get("gold")
+    decoys = list(v.knobs.get("decoys", []))
+    default = v.knobs.get("default", "top_rated")
+    pick = n_gold  # index of the default's pick
+    recs: list[tuple[str, dict[str, Any]]] = []
+    for i, (name, attrs) in enumerate(base):
+        a, is_gold = dict(attrs), i < n_gold
+        if op == "eq":
+            a[attr] = gold if is_gold else decoys[(i - n_gold) % len(decoys)]
+        elif op == "contains":
+            have = [x for x in a.get(attr, []) if x != gold]
+            a[attr] = sorted(have + [gold]) if is_gold else have
+        elif op in ("max", "min"):
+            lo, hi = v.knobs["range"]
+            gap = (hi - lo) * 0.3  # others stay clearly worse than the gold value
+            if is_gold:
+                a[attr] = hi if op == "max" else lo
+            else:
+                a[attr] = round(rng.uniform(lo, hi - gap) if op == "max" else rng.uniform(lo + gap, hi), 1)
+        recs.append((name, a))
+    if isinstance(default, tuple):
+        _, key, value = default
+        recs[pick][1][key] = value
+    elif default == "top_rated":
+        for (_, a), r in zip(recs, ratings(rng, n, pick)):
+            a["rating"] = r
+    elif default in ("cheapest", "cheapest_night"):
+        key = "price" if default == "cheapest" else "price_per_night"
+        base_price = v.knobs.get("price", 40.0)
+        for (_, a), p in zip(recs, prices(rng, n, pick, base_price, base_price * 0.6)):
+            a[key] = p
+    elif default == "closest":
+        for i, (_, a) in enumerate(recs):
+            a["distance_km"] = 0.8 if i == pick else round(rng.uniform(2.0, 9.0), 1)
+    refs = [ref(ctx.uid(prefix, name), type_, **a) for name, a in recs]
+    gold_ids = [r["id"] for r in refs[:n_gold]]
+    rng.shuffle(refs)
+    return refs, gold_ids
+
+
+# ---- template constructors, one per check type ------------------------------------------------
+
+
+def pick_t(key: str, domain: str, tool: str, param: str, scenario: Callable, variants: tuple[Variant, ...]) -> Template:
+    """param_id: the preference selects objects by attribute, the default by rating/price/name."""
+    return Template(key, domain, CheckType.PARAM_ID, f"{tool}.{param}", tool, param, pick_pref(tool, param),
+                    pick_default(tool, param), scenario, variants)
+
+
+def enum_t(key: str, domain: str, tool: str, param: str, scenario: Callable, variants: tuple[Variant, ...]) -> Template:
+    """param_enum: the preference fixes the enum value, the default takes another or leaves it out."""
+    return Template(key, domain, CheckType.PARAM_ENUM, f"{tool}.{param}", tool, param, enum_pref(tool, param),
+                    enum_default(tool, param), scenario, variants)
+
+
+def tool_t(key: str, domain: str, group: str, tool: str, scenario: Callable, variants: tuple[Variant, ...]) -> Template:
+    """tool_identity: the preference calls ``tool``, the default ``knobs['default_tool']``."""
+    return Template(key, domain, CheckType.TOOL_IDENTITY, group, tool, None, tool_pref(tool), tool_default(),
+                    scenario, variants)
+
+
+def confirm_t(key: str, domain: str, group: str, tool: str, scenario: Callable, variants: tuple[Variant, ...]) -> Template:
+    """confirm: the preference confirms ``tool`` first, the default calls it directly."""
+    return Template(key, domain, CheckType.CONFIRM, group, tool, None, confirm_pref(tool, True),
+                    confirm_pref(tool, False), scenario, variants)
