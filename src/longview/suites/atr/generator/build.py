@@ -91,7 +91,7 @@ def eligible(p: PersonaSeed, t: Template) -> list[Variant]:
 
 
 def evidence(p: PersonaSeed, v: Variant) -> list[Evidence]:
-    tags = sorted(set(v.tags) & set(p.traits))
+    tags = [t for t in v.tags if t in p.traits]  # variant order: the most telling trait first
     if not tags:
         return [Evidence(type="summary", content=p.summary)]
     return [Evidence(type="direct", content=p.traits[t]) for t in tags[:2]]
@@ -245,6 +245,8 @@ class LearningBuilder:
                 if qc.consistent_with(s, r) and any(qc.consistent_with(o, r) for o in self.sessions):
                     problems.append(f"{r.rule_id}: rule-consistent choice would recur")
                     break
+        if not problems and any((o.reason_for_call, o.task_params) == (s.reason_for_call, s.task_params) for o in self.sessions):
+            problems.append("repeats an earlier learning task")
         if problems:
             self.dropped.append(qc.Dropped(candidate=kind.key, reason=problems[0]))
             return None

@@ -57,7 +57,7 @@ def sc_invite(ctx: Ctx, v: Variant) -> Scenario:
     title = ctx.rng.choice(k["titles"])
     inv = cal_event(ctx, title, ctx.when(ctx.rng.randint(2, 8), k["hour"]), calendar="invites", status="pending",
                     organizer=who)
-    text = f"{who} invited me to {title} on {ctx.spoken(inv['attributes']['start_time'])}. Respond to the invite."
+    text = f"{who} invited me to the {title.lower()} on {ctx.spoken(inv['attributes']['start_time'])}. Respond to the invite."
     return Scenario([inv, *background(ctx, 2)], text, [Step(tool="list_events", arguments={"calendar": "invites"})],
                     {"respond_to_event_invite": {"event_id": inv["id"]}}, "calendar_event", k["gold"])
 
