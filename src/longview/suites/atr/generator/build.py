@@ -154,7 +154,9 @@ def candidate_order(rng: random.Random, p: PersonaSeed, templates: list[Template
     return out
 
 
-def build_rules(seed: int, p: PersonaSeed, templates: list[Template]) -> tuple[list[tuple[StandingRule, TestSession, Variant]], qc.PersonaQC]:
+def build_rules(seed: int, p: PersonaSeed, templates: list[Template], first: tuple[Template, ...] = ()
+                ) -> tuple[list[tuple[StandingRule, TestSession, Variant]], qc.PersonaQC]:
+    """Rules and test sessions kept by QC; ``first`` templates are tried before the rest."""
     rng = rng_for(seed, p.persona_id, "rules")
     ctx = Ctx(rng, p, anchor_date(seed, p))
     target = rng.randint(*RULES_RANGE)
@@ -164,7 +166,8 @@ def build_rules(seed: int, p: PersonaSeed, templates: list[Template]) -> tuple[l
     dropped: list[qc.Dropped] = []
     candidates = 0
     persona = p.structured()
-    for t, v in candidate_order(rng, p, templates):
+    forced = [(t, v) for t in first for v in eligible(p, t)[:1]]
+    for t, v in forced + candidate_order(rng, p, templates):
         if len(kept) >= target:
             break
         if t.group in groups or v.topic in topics:
