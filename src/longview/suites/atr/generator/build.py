@@ -224,6 +224,7 @@ class LearningBuilder:
         self.persona = p.structured()
         self.pw = qc.words_of(p.name)
         self.sessions: list[LearningSession] = []
+        self.kinds_used: list[LearningKind] = []
         self.dropped: list[qc.Dropped] = []
         self.candidates = 0
 
@@ -254,6 +255,7 @@ class LearningBuilder:
             self.dropped.append(qc.Dropped(candidate=kind.key, reason=problems[0]))
             return None
         self.sessions.append(s)
+        self.kinds_used.append(kind)
         return s
 
     def build(self, n: int) -> list[LearningSession]:
@@ -277,7 +279,9 @@ class LearningBuilder:
         tries = 0
         while len(self.sessions) < n and tries < 20 * n:
             tries += 1
-            self.try_kind(self.rng.choice(pool))
+            used = Counter(k.key for k in self.kinds_used)
+            fresh = [k for k in pool if used[k.key] < 2] or pool  # spread over task kinds
+            self.try_kind(self.rng.choice(fresh))
         ordered = sorted(self.sessions, key=lambda s: (s.day_offset, s.domain, str(s.gold_trajectory[0].tool)))
         for i, s in enumerate(ordered):
             s.session_id = f"{self.p.persona_id}_s{i:02d}"

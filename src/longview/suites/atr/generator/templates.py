@@ -240,8 +240,6 @@ def pick_pref(tool: str, param: str) -> Callable[[Variant], Preference]:
 
     def build(v: Variant) -> Preference:
         sel = Selector(attribute=v.knobs["attr"], op=v.knobs.get("op", "eq"), value=v.knobs.get("gold"))
-        if sel.op in ("eq", "contains", "in", "ne"):
-            sel = sel.model_copy(update={"then": Selector(attribute="rating", op="max")}) if v.knobs.get("then_rating") else sel
         return Preference(tool=tool, param=param, select=sel)
 
     return build

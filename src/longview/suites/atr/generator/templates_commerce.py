@@ -317,7 +317,7 @@ def lk_pause(ctx: Ctx, av: Avoid) -> LearningDraft:
     subs = subscriptions(ctx, 3, av=av)
     target = subs[0]
     until = ctx.date(ctx.rng.randint(30, 75))
-    return LearningDraft("I'm away for two months and won't need a delivery service",
+    return LearningDraft("I'm away for two months and won't use one of my services",
                          {"service": target["attributes"]["name"], "until": until}, subs,
                          [Step(tool="review_recurring_charges"),
                           Step(tool="pause_subscription", arguments={"subscription_id": target["id"], "pause_until": until})])
@@ -347,7 +347,8 @@ def lk_list(ctx: Ctx, av: Avoid) -> LearningDraft:
 
 
 def lk_compare(ctx: Ctx, av: Avoid) -> LearningDraft:
-    refs, item = _product_refs(ctx, av, 3)
+    item = av.pick(ctx.rng, ["office chair", "desk lamp", "bike lock", "suitcase", "rain jacket", "space heater"])
+    refs = [ref(ctx.uid("prod", n), "product", **a) for n, a in products(ctx, item, 3, 60.0)]
     ids = sorted(r["id"] for r in refs)
     return LearningDraft(f"Help me think about a new {item}", {"item": item}, refs,
                          [Step(tool="search_products", arguments={"category": item}),

@@ -249,7 +249,7 @@ def lk_label(ctx: Ctx, av: Avoid) -> LearningDraft:
     lb = labels(ctx, [(n, t) for n, t in [("Volunteering", "community"), ("Projects", "ongoing work"), ("Friends", "social")]
                       if av.ok(n) and av.ok(t)] or [("Projects", "ongoing work")])
     target = noise[0]
-    want = lb[0]
+    want = ctx.rng.choice(lb)
     return LearningDraft("Tag a thread so I can find it", {"sender": target["attributes"]["sender"],
                                                            "label": want["attributes"]["name"]}, [*noise, *lb],
                          [Step(tool="list_labels"),
@@ -260,7 +260,7 @@ def lk_file(ctx: Ctx, av: Avoid) -> LearningDraft:
     noise = inbox_noise(ctx, 2, av)
     fl = folders(ctx, [(n, p) for n, p in [("Trips", "travel plans"), ("Community", "neighbourhood things"), ("Car", "vehicle")]
                        if av.ok(n) and av.ok(p)] or [("Community", "neighbourhood things")])
-    target, want = noise[0], fl[0]
+    target, want = noise[0], ctx.rng.choice(fl)
     return LearningDraft("File an email away", {"sender": target["attributes"]["sender"],
                                                                 "folder": want["attributes"]["name"]}, [*noise, *fl],
                          [Step(tool="list_message_folders"),

@@ -64,7 +64,7 @@ def sc_invite(ctx: Ctx, v: Variant) -> Scenario:
 
 def sc_reminder(ctx: Ctx, v: Variant) -> Scenario:
     ev = cal_event(ctx, ctx.rng.choice(MEETINGS), ctx.when(ctx.rng.randint(2, 8), 10))
-    text = f"Remind me about the {ev['attributes']['title']} on {ctx.spoken(ev['attributes']['start_time'])}."
+    text = f"Remind me about the {ev['attributes']['title'].lower()} on {ctx.spoken(ev['attributes']['start_time'])}."
     return Scenario([ev, *background(ctx, 2)], text, [Step(tool="list_events")],
                     {"set_reminder": {"target_id": ev["id"]}}, "calendar_event", v.knobs["gold"])
 
@@ -87,7 +87,7 @@ def sc_clash(ctx: Ctx, v: Variant) -> Scenario:
     a, b = ctx.rng.sample(MEETINGS, 2)
     ea = cal_event(ctx, a, ctx.when(day, hour))
     eb = cal_event(ctx, b, ctx.when(day, hour, 30))
-    text = f"My {a} and {b} overlap on {ctx.spoken(ctx.date(day))}. Sort it out."
+    text = f"My {a.lower()} and {b.lower()} overlap on {ctx.spoken(ctx.date(day))}. Sort it out."
     args = {"find_alternative_slots": {"target_id": ea["id"]}, "cancel_event": {"event_id": ea["id"]}}
     return Scenario([ea, eb, *background(ctx, 1)], text, [Step(tool="list_events")], args, "calendar_event")
 
@@ -105,14 +105,14 @@ def sc_one_on_one(ctx: Ctx, v: Variant) -> Scenario:
 
 def sc_track(ctx: Ctx, v: Variant) -> Scenario:
     ev = cal_event(ctx, ctx.rng.choice(MEETINGS), ctx.when(ctx.rng.randint(3, 10), 13))
-    text = f"Keep an eye on the {ev['attributes']['title']} for me."
+    text = f"Keep an eye on the {ev['attributes']['title'].lower()} for me."
     return Scenario([ev, *background(ctx, 2)], text, [Step(tool="list_events")],
                     {"track_event_updates": {"target_id": ev["id"]}}, "calendar_event", v.knobs["gold"])
 
 
 def sc_cancel(ctx: Ctx, v: Variant) -> Scenario:
     ev = cal_event(ctx, ctx.rng.choice(MEETINGS), ctx.when(ctx.rng.randint(2, 8), 11))
-    text = f"Cancel the {ev['attributes']['title']} on {ctx.spoken(ev['attributes']['start_time'])}."
+    text = f"Cancel the {ev['attributes']['title'].lower()} on {ctx.spoken(ev['attributes']['start_time'])}."
     return Scenario([ev, *background(ctx, 2)], text, [Step(tool="list_events")],
                     {"cancel_event": {"event_id": ev["id"]}}, "calendar_event")
 
