@@ -166,3 +166,10 @@ def test_shipped_builtin_cohort_loads_and_matches_its_report() -> None:
         assert len(ep.rules) == rep.kept and len(ep.learning_sessions) == rep.learning_sessions
         assert 11 <= rep.kept <= 19 and rep.touched_fraction >= 0.7
     assert sum(p.stat().st_size for p in Path(path).glob("*.json")) < 3_000_000
+
+
+def test_shipped_files_are_what_seed_zero_generates(cohort) -> None:
+    # Per-persona RNG streams do not depend on the cohort size, so the first personas match.
+    for ep in cohort[0]:
+        shipped = (builtin_path() / f"{ep.persona_id}.json").read_text(encoding="utf-8")
+        assert shipped == build.dumps(ep), f"regenerate the builtin cohort ({ep.persona_id} differs)"
