@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 from longview.domains.personal import make_env, safe_fields, tool_spec
 from longview.kernel.agent import ToolCall
 from longview.suites.atr.dataset import CheckType, Episode, LearningSession, StandingRule, TestSession
-from longview.suites.atr.generator.templates import STOPWORDS, words_of
+from longview.suites.atr.generator.templates import words_of
 from longview.suites.atr.matcher import MatchResult, match_action
 from longview.suites.atr.policy import decide, discovery_plan, records_from_outputs, select
 from longview.suites.atr.preference import Preference, Step

@@ -14,7 +14,6 @@ from longview.suites.atr.generator.templates import (
     V,
     confirm_t,
     enum_t,
-    pick_t,
     ref,
     tool_t,
 )
