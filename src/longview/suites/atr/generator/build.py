@@ -300,6 +300,8 @@ def build_persona(seed: int, p: PersonaSeed, templates: list[Template] | None = 
     tests = [s for _, s, _ in kept]
     lb = LearningBuilder(seed, p, rules, kinds if kinds is not None else all_learning_kinds())
     learning = lb.build(2 * len(tests))
+    if len(learning) != 2 * len(tests):  # never ship an episode with a short learning sequence
+        raise RuntimeError(f"{p.persona_id}: only {len(learning)} of {2 * len(tests)} learning sessions passed QC")
     touched = [r.rule_id for r in rules if any(qc.touches(s, r) for s in learning)]
     ep = Episode(
         episode_id=f"{p.persona_id}_seed{seed:03d}", persona_id=p.persona_id,
