@@ -1,0 +1,88 @@
+"""The whole ATR pipeline with model-backed components, offline: a mock LLM agent asks a
+standing-rule question, a mock LLM Router flags it, a mock LLM Classifier maps it to a rule, the
+hook delivers the canonical answer through a mock LLM user, the answer lands in the frozen
+context, and the agent applies it in the test session. The scorecard is pinned to a golden file."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from longview.kernel.agent import AssistantTurn, ToolCall
+from longview.kernel.models import register_script, unregister_script
+from longview.suites.atr import suite as atr
+
+ROOT = Path(__file__).parents[2] / "fixtures/atrbench"
+GOLDEN = Path(__file__).parents[2] / "golden/atr/llm_pipeline_scorecard.json"
+ASK = "Going forward, should I draft messages for your review before anything is sent?"
+ANSWER_MARK = "drafted first"  # words of the persona's canonical answer for the drafting rule
+
+
+def agent(system, messages, tools):
+    names = {t["function"]["name"] for t in tools}
+    n = sum(1 for m in messages if m.role == "assistant")
+    if "send_to_user" in names:  # learning: ask once, only when the variant invites standing-rule asks
+        asks = "A standing rule is" in system and n == 0
+        text = "Sure, I will take care of it." + (" " + ASK if asks else "")
+        return AssistantTurn(tool_calls=[ToolCall(id=f"a{n}", name="send_to_user", arguments={"output": text, "reason": "reply"})])
+    if n == 0 and "draft_message" in names:  # a communication test: draft if the user ever said so
+        tool = "draft_message" if ANSWER_MARK in system else "send_message"
+        return AssistantTurn(tool_calls=[ToolCall(id="t0", name=tool, arguments={"recipient": "Lena Brooks", "body": "On my way."})])
+    return AssistantTurn(tool_calls=[ToolCall(id=f"f{n}", name="finish_session", arguments={})])
+
+
+def router(system, messages, tools):
+    output = json.loads(messages[-1].content)["output"]
+    m = re.search(r"Going forward[^?]*\?", output)
+    return json.dumps({"is_rule_question": bool(m), "span": m.group(0) if m else None})
+
+
+def classifier(system, messages, tools):
+    payload = json.loads(messages[-1].content)
+    hit = next((r["rule_id"] for r in payload["rules"] if "draft" in payload["question"] and "draft" in r["rule_text"]), None)
+    return json.dumps({"rule_id": hit})
+
+
+def user(system, messages, tools):
+    return re.search(r"<draft>\n(.*)\n</draft>", messages[-1].content, re.S).group(1)
+
+
+@pytest.fixture
+def scripts():
+    fns = {"agent": agent, "router": router, "classifier": classifier, "user": user}
+    for k, f in fns.items():
+        register_script(f"pipe-{k}", f)
+    yield
+    for k in fns:
+        unregister_script(f"pipe-{k}")
+
+
+def test_llm_pipeline_matches_golden(scripts, tmp_path):
+    opts = atr.RunOptions(
+        dataset=f"atrbench:{ROOT}", agents=[], models=["mock/pipe-agent"], variants=["default", "atr", "oracle_target"],
+        router_model="mock/pipe-router", classifier_model="mock/pipe-classifier", user_model="mock/pipe-user",
+        personas=1, max_turns=3, out=tmp_path / "run",
+    )
+    store, sc = atr.run(opts)
+    manifest = store.manifest()
+    assert manifest.components["router"] == "llm:mock/pipe-router"
+    assert manifest.components["classifier"] == "llm:mock/pipe-classifier"
+    assert manifest.components["user"] == "llm:mock/pipe-user"
+    assert set(manifest.usage["roles"]) == {"agent", "router", "classifier", "user"}
+    got = sc.to_json_dict()
+    got["dataset"]["name"] = "atrbench:<fixtures>"  # the path differs between machines
+    if os.environ.get("LONGVIEW_REGEN_GOLDEN"):
+        GOLDEN.write_text(json.dumps(got, indent=2) + "\n")
+    assert got == json.loads(GOLDEN.read_text())
+    row = {r.variant: r for r in sc.rows}
+    assert row["atr"].metrics.rule_ask == 1.0 and row["atr"].metrics.acq_prec == 1.0
+    assert row["atr"].metrics.applied_rate == 1.0 and row["default"].metrics.rule_ask == 0.0
+    assert row["atr"].metrics.tsacc == pytest.approx(1 / 11) and row["default"].metrics.tsacc == 0.0
+    # The acquired answer reached the test session through the frozen context, via the hook.
+    test_trace = (store.root / "cells").glob("mock_pipe-agent__atr__*/cassandra_tovar_communication_01_test.jsonl")
+    first = json.loads(next(test_trace).read_text().splitlines()[2])
+    assert first["type"] == "assistant_turn" and first["data"]["tool_calls"][0]["name"] == "draft_message"
