@@ -58,6 +58,7 @@ def run(
     temperature: Annotated[Optional[float], typer.Option(help="Agent sampling temperature (provider default if unset).")] = None,
     reasoning_effort: Annotated[Optional[str], typer.Option(help="Agent reasoning effort: low, medium, high.")] = None,
     max_tokens: Annotated[Optional[int], typer.Option(help="Agent max output tokens per turn.")] = None,
+    param: Annotated[Optional[list[str]], typer.Option("--param", help="Generation parameter per role, ROLE.KEY=VALUE (roles: agent, user, router, classifier), e.g. router.temperature=0 or agent.reasoning_effort=high. Repeatable; other keys pass to the provider.")] = None,
     no_cache: Annotated[bool, typer.Option(help="Do not read or write the disk response cache.")] = False,
     max_attempts: Annotated[int, typer.Option(help="Attempts per model call (rate limits, 5xx, timeouts) before the cell is recorded as aborted.")] = 6,
     dry_run: Annotated[bool, typer.Option(help="Print the planned cells and an estimate of calls and tokens; run nothing.")] = False,
@@ -69,13 +70,21 @@ def run(
     from longview.suites.atr.report import breakdown_table, paper_table, scorecard_table
 
     try:
+        role_params = atr.parse_role_params(param or [])
+        agent_flags = {k: v for k, v in {"temperature": temperature, "reasoning_effort": reasoning_effort,
+                                         "max_tokens": max_tokens}.items() if v is not None}
+        if agent_flags:
+            base = role_params.get("agent", GenParams()).model_dump()
+            role_params["agent"] = GenParams.model_validate({**base, **agent_flags})
         opts = atr.RunOptions(
             agents=agent or ["reference"], variants=variant or [], dataset=dataset, personas=personas, out=out,
             resume=resume, force=force, max_concurrency=max_concurrency, seed=seed, max_turns=max_turns,
             models=model or [], user_model=user_model, router_model=router_model, classifier_model=classifier_model,
             api_base=api_base, no_cache=no_cache, max_attempts=max_attempts,
-            agent_params=GenParams(temperature=temperature, reasoning_effort=reasoning_effort, max_tokens=max_tokens),
+            role_params=role_params,
         )
+    except LongviewError as e:
+        _fail(e)
     except ValueError as e:  # pydantic validation of option values
         _fail(LongviewError(" ".join(str(e).split())))
     if dry_run:

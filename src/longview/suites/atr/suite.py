@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Callable
@@ -49,6 +50,32 @@ def load_dataset(spec: str) -> Dataset:
     return load_dir(Path(spec), spec, all_tool_names())
 
 
+ROLES = ("agent", "user", "router", "classifier")
+
+
+def parse_role_params(items: list[str]) -> dict[str, GenParams]:
+    """``role.key=value`` strings (e.g. ``router.temperature=0``) into per-role parameters."""
+    raw: dict[str, dict] = {}
+    for item in items:
+        m = re.fullmatch(r"(\w+)\.(\w+)=(.*)", item.strip())
+        if not m or m.group(1) not in ROLES:
+            raise ConfigError(f"--param '{item}': expected ROLE.KEY=VALUE with ROLE one of {', '.join(ROLES)}")
+        role, key, value = m.groups()
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError:
+            parsed = value
+        raw.setdefault(role, {})
+        if key in GenParams.model_fields and key != "extra":
+            raw[role][key] = parsed
+        else:  # anything else goes to the provider as is
+            raw[role].setdefault("extra", {})[key] = parsed
+    try:
+        return {role: GenParams.model_validate(v) for role, v in raw.items()}
+    except ValueError as e:
+        raise ConfigError(f"--param: {' '.join(str(e).split())}") from None
+
+
 class RunOptions(BaseModel):
     """Everything a user chooses for one `longview run atr`."""
 
@@ -67,9 +94,10 @@ class RunOptions(BaseModel):
     router_model: str | None = Field(default=None, description="Router model; None = embedded.")
     classifier_model: str | None = Field(default=None, description="Classifier model; None = embedded.")
     api_base: str | None = Field(default=None, description="Endpoint for every model role (vLLM, Ollama...).")
-    agent_params: GenParams = Field(default_factory=GenParams, description="Generation parameters of the agent.")
-    scaffold_params: GenParams = Field(
-        default_factory=lambda: GenParams(temperature=0.0), description="Generation parameters of scaffold roles."
+    role_params: dict[str, GenParams] = Field(
+        default_factory=dict,
+        description="Generation parameters per role (agent, user, router, classifier); scaffold roles "
+        "default to temperature 0, the agent to the provider's defaults.",
     )
     no_cache: bool = Field(default=False, description="Bypass the disk response cache.")
     max_attempts: int = Field(default=6, ge=1, description="Attempts per model call before the cell aborts.")
@@ -138,14 +166,15 @@ class Models:
 
     def scaffold(self) -> Scaffold:
         """Embedded implementations unless a model is set for the role."""
-        o, p = self.opts, self.opts.scaffold_params
+        o, p = self.opts, self.params
         router, classifier, user = KeywordRouter(), TopicClassifier(), ScriptedUser()
         if o.router_model or o.classifier_model or o.user_model:
             from longview.suites.atr.llm_scaffold import LLMClassifier, LLMRouter, LLMUser
 
-            router = LLMRouter(self.client(o.router_model, "router"), p) if o.router_model else router
-            classifier = LLMClassifier(self.client(o.classifier_model, "classifier"), p) if o.classifier_model else classifier
-            user = LLMUser(self.client(o.user_model, "user"), p) if o.user_model else user
+            router = LLMRouter(self.client(o.router_model, "router"), p("router")) if o.router_model else router
+            classifier = (LLMClassifier(self.client(o.classifier_model, "classifier"), p("classifier"))
+                          if o.classifier_model else classifier)
+            user = LLMUser(self.client(o.user_model, "user"), p("user")) if o.user_model else user
         return Scaffold(router=router, classifier=classifier, user=user)
 
     def agent(self, name: str, episode: Episode) -> Agent:
@@ -154,7 +183,10 @@ class Models:
         from longview.agents.llm import LLMAgent
 
         # The seed is the trial index: same seed replays the cache, another seed samples afresh.
-        return LLMAgent(self.client(name, "agent"), self.opts.agent_params, name=name, trial=self.opts.seed)
+        return LLMAgent(self.client(name, "agent"), self.params("agent"), name=name, trial=self.opts.seed)
+
+    def params(self, role: str) -> GenParams:
+        return self.opts.role_params.get(role) or (GenParams() if role == "agent" else GenParams(temperature=0.0))
 
 
 def default_cache_dir() -> Path:
@@ -176,8 +208,9 @@ def manifest_for(opts: RunOptions, dataset: Dataset, cells: list[Cell], scaffold
         "max_turns": opts.max_turns,
         "components": scaffold.names(),
         "prompts": prompt_hashes(),
-        "agent_params": opts.agent_params.model_dump(),
-        "scaffold_params": opts.scaffold_params.model_dump(),
+        "models": {"agents": opts.models, "user": opts.user_model, "router": opts.router_model,
+                   "classifier": opts.classifier_model},
+        "role_params": {k: v.model_dump() for k, v in sorted(opts.role_params.items())},
         "package_version": __version__,
     }
     personas = len({c.persona_id for c in cells})
