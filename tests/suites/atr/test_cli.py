@@ -116,3 +116,20 @@ def test_unknown_agent_and_variant_fail_cleanly(episodes, tmp_path):
     r = runner.invoke(app, ["run", "atr", "--dataset", str(episodes), "--variant", "maybe", "--out", str(tmp_path / "x")])
     assert r.exit_code == 2 and "unknown variant" in r.output
     assert not (tmp_path / "x").exists()
+
+
+def test_dry_run_plans_four_variants_per_model_and_calls_nothing(episodes, tmp_path):
+    r = runner.invoke(app, ["run", "atr", "--dataset", str(episodes), "--model", "openai/gpt-x", "--model", "ollama/q",
+                            "--router-model", "openai/r", "--dry-run", "--out", str(tmp_path / "x")])
+    assert r.exit_code == 0, r.output
+    out = " ".join(r.output.split())
+    assert "16 cells over 2 personas" in out and "oracle_target" in out and "estimate · router" in out
+    assert not (tmp_path / "x").exists()
+
+
+def test_role_params_parse_and_reject():
+    p = atr.parse_role_params(["router.temperature=0", "agent.reasoning_effort=high", "agent.top_p=0.9"])
+    assert p["router"].temperature == 0 and p["agent"].reasoning_effort == "high" and p["agent"].extra == {"top_p": 0.9}
+    for bad in (["judge.temperature=1"], ["agent.reasoning_effort=extreme"], ["temperature"]):
+        with pytest.raises(atr.ConfigError):
+            atr.parse_role_params(bad)
