@@ -11,6 +11,8 @@ Every protocol anomaly is recorded as a trace event.
 
 from __future__ import annotations
 
+import copy
+
 from longview.kernel.agent import ToolCall
 from longview.kernel.errors import CellAborted
 from longview.kernel.session import ControlResult, TerminationReason, UserTurn
@@ -117,6 +119,7 @@ class LearningProtocol:
     async def user_reply(self, delivered: str, turn: int, trace: TraceWriter) -> UserTurn:
         pending, self._pending = self._pending, None
         directive = pending[0] if pending else None
+        before = copy.deepcopy(self.state)
         reply = await self.user.reply(self.session, self.state, delivered, directive)
         if directive is None:
             return UserTurn(text=reply.text, end=reply.end)
@@ -126,6 +129,8 @@ class LearningProtocol:
                 break
             trace.emit("rule_hook_token_missing", turn=turn, attempt=attempt - 1, reply=reply.text)
             trace.emit("hook_appended", turn=turn, attempt=attempt, span=directive)
+            # A re-ask answers the same message from the same state (in place: simulators may key on it).
+            vars(self.state).update(copy.deepcopy(vars(before)))
             reply = await self.user.reply(self.session, self.state, delivered, directive)
         hit = pending[1] if pending else None
         answer = self._answers[hit] if hit else DEFLECTION
