@@ -152,6 +152,27 @@ def show(
     )
 
 
+@app.command()
+def trace(
+    path: Annotated[Path, typer.Argument(help="A session transcript (RUN_DIR/cells/<cell>/<session>.jsonl) or a cell folder.")],
+) -> None:
+    """Print session transcripts in readable form."""
+    from longview.kernel.trace import read_trace
+    from longview.report import trace_lines
+
+    files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    if not files or not all(f.is_file() for f in files):
+        _fail(LongviewError(f"{path}: expected a session .jsonl file or a folder containing some"))
+    for f in files:
+        try:
+            events = read_trace(f)
+        except ValueError as e:
+            _fail(LongviewError(f"{f}: not a longview transcript ({' '.join(str(e).split())[:200]})"))
+        for line in trace_lines(events):
+            console.print(line, highlight=False, markup=False)
+        console.print()
+
+
 @app.command("list")
 def list_() -> None:
     """Show suites, datasets and agents."""
@@ -180,10 +201,16 @@ def generate(
     seed: Annotated[int, typer.Option(help="Generation seed.")] = 0,
     personas: Annotated[int, typer.Option(help="Number of personas.")] = 20,
     out: Annotated[Path, typer.Option(help="Output folder.")] = Path("atr-cohort"),
+    force: Annotated[bool, typer.Option(help="Write into a folder that already has files.")] = False,
 ) -> None:
     """Generate a cohort deterministically from a seed, with its QC report."""
     _suite(suite)
     from longview.suites.atr.generator import build
+
+    if out.exists() and any(out.iterdir()) and not force:
+        _fail(LongviewError(f"{out}: folder is not empty; pass --force to write into it"))
+    if personas < 1:
+        _fail(LongviewError(f"--personas must be at least 1, got {personas}"))
 
     episodes, report = build.generate(seed, personas)
     build.write(episodes, report, out)

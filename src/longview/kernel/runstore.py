@@ -90,6 +90,7 @@ class RunStore:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.previous_usage: dict[str, Any] = {}  # usage recorded by earlier invocations of a resumed run
 
     @property
     def manifest_path(self) -> Path:
@@ -101,6 +102,7 @@ class RunStore:
             old = Manifest.model_validate_json(self.manifest_path.read_text())
             if resume and old.config_hash == manifest.config_hash:
                 manifest.created = old.created
+                self.previous_usage = old.usage
             elif resume and not force:
                 raise ConfigError(
                     f"{self.root}: cannot resume, the configuration changed (hash {old.config_hash[:12]} -> "

@@ -133,3 +133,29 @@ def test_role_params_parse_and_reject():
     for bad in (["judge.temperature=1"], ["agent.reasoning_effort=extreme"], ["temperature"]):
         with pytest.raises(atr.ConfigError):
             atr.parse_role_params(bad)
+
+
+def test_usage_adds_up_across_resumed_invocations():
+    one = {"roles": {"agent": {"calls": 2, "input_tokens": 100, "cached_tokens": 50, "output_tokens": 3,
+                               "cost_usd": 0.1, "cache_hits": 1, "cost_known": True}}}
+    one["total"] = one["roles"]["agent"]
+    both = atr.add_usage(one, one)
+    assert both["roles"]["agent"]["calls"] == 4 and both["total"]["cached_share"] == 0.5
+    assert atr.add_usage({}, one)["total"]["input_tokens"] == 100
+
+
+def test_trace_command_prints_a_readable_session(episodes, tmp_path):
+    out = tmp_path / "run"
+    assert runner.invoke(app, ["run", "atr", "--dataset", str(episodes), "--out", str(out), "--personas", "1",
+                               "--agent", "ref:asker"]).exit_code == 0
+    cell = next((out / "cells").iterdir())
+    r = runner.invoke(app, ["trace", str(next(cell.glob("*_s00.jsonl")))])
+    assert r.exit_code == 0 and "assistant to user:" in r.output and "route_decision" in r.output
+    assert "end: user_end" in r.output
+    assert runner.invoke(app, ["trace", str(tmp_path / "nope.jsonl")]).exit_code == 2
+
+
+def test_generate_refuses_a_non_empty_folder(tmp_path):
+    (tmp_path / "keep.txt").write_text("x")
+    r = runner.invoke(app, ["data", "generate", "atr", "--personas", "1", "--out", str(tmp_path)])
+    assert r.exit_code == 2 and "not empty" in r.output

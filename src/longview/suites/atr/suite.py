@@ -18,7 +18,9 @@ from longview import __version__
 from longview.domains.personal import all_tool_names, safe_fields
 from longview.kernel.agent import Agent
 from longview.kernel.errors import ConfigError
-from longview.kernel.models import GenParams, ResponseCache, RetryPolicy, UsageLedger, make_client
+from longview.kernel.models import (
+    GenParams, ResponseCache, RetryPolicy, RoleUsage, UsageLedger, UsageSummary, make_client,
+)
 from longview.kernel.runstore import DatasetInfo, Manifest, RunStore, atomic_write, config_hash
 from longview.kernel.session import DEFAULT_MAX_TURNS
 from longview.report import usage_table  # noqa: F401  (re-exported for the CLI)
@@ -246,6 +248,7 @@ def run(
     manifest = manifest_for(opts, dataset, cells, scaffold)
     store = RunStore(opts.out or default_out(manifest))
     store.open(manifest, resume=opts.resume, force=opts.force)
+    previous_usage = store.previous_usage
     episodes = {e.persona_id: e for e in dataset.episodes}
     todo = [c for c in cells if not store.is_done(c.key)]
     on_start(len(todo), sum(_sessions(episodes[c.persona_id], c.variant) for c in todo))
@@ -253,10 +256,21 @@ def run(
                         max_turns=opts.max_turns, on_session=on_session)
     try:
         asyncio.run(run_cells(runner, cells, opts.max_concurrency, on_cell))
-    finally:  # usage of this invocation goes into the manifest even if the run stops early
-        manifest.usage = models.ledger.summary().model_dump()
+    finally:  # usage goes into the manifest even if the run stops early; resumes add up
+        manifest.usage = add_usage(previous_usage, models.ledger.summary().model_dump())
         store.write_manifest(manifest)
     return store, score(store, dataset)
+
+
+def add_usage(a: dict, b: dict) -> dict:
+    """Sum two manifest usage blocks role by role (a resumed run's earlier and new invocations)."""
+    total = UsageSummary.model_validate(b) if b else UsageSummary(roles={}, total=RoleUsage())
+    if a:
+        old = UsageSummary.model_validate(a)
+        for role, u in old.roles.items():
+            total.roles.setdefault(role, RoleUsage()).add(u)
+        total.total.add(old.total)
+    return total.model_dump()
 
 
 def _sessions(ep: Episode, variant: str) -> int:
