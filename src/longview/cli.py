@@ -43,7 +43,7 @@ def run(
     variant: Annotated[Optional[list[str]], typer.Option("--variant", help="default, atr, always_ask, oracle_target, oracle_full. Repeatable; default: each agent's own.")] = None,
     dataset: Annotated[str, typer.Option(help="'builtin', a folder of episode JSON files, or atrbench:PATH.")] = "builtin",
     personas: Annotated[Optional[int], typer.Option(help="Use only the first N personas (by id).")] = None,
-    out: Annotated[Optional[Path], typer.Option(help="Run directory (default: runs/atr-<config hash>).")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="Run directory (default: runs/atr-<config hash>, continued if it exists).")] = None,
     json_out: Annotated[Optional[Path], typer.Option("--json", help="Also write the scorecard JSON here.")] = None,
     resume: Annotated[bool, typer.Option(help="Continue a run: skip cells that finished.")] = False,
     force: Annotated[bool, typer.Option(help="Replace an existing run directory (or resume across a config change).")] = False,
@@ -133,7 +133,7 @@ def show(
     """Reprint the scorecard of a finished (or partial) run."""
     from longview.kernel.runstore import RunStore
     from longview.suites.atr import suite as atr
-    from longview.suites.atr.report import breakdown_table, scorecard_table
+    from longview.suites.atr.report import breakdown_table, paper_table, scorecard_table
 
     try:
         store = RunStore(run_dir)
@@ -145,7 +145,11 @@ def show(
     except LongviewError as e:
         _fail(e)
     console.print(scorecard_table(sc))
+    if any(not r.agent.startswith("ref:") for r in sc.rows):
+        console.print(paper_table(sc))
     console.print(breakdown_table(sc))
+    if manifest.usage.get("roles"):
+        console.print(atr.usage_table(manifest.usage))
     console.print(
         f"longview {manifest.package_version} · commit {manifest.git_commit or 'unknown'} · "
         f"dataset {manifest.dataset.name} {manifest.dataset.sha256[:12]} · config {manifest.config_hash[:12]}"

@@ -246,8 +246,9 @@ def run(
     models = Models(opts)
     scaffold = models.scaffold()
     manifest = manifest_for(opts, dataset, cells, scaffold)
+    # The default folder is named by the config hash, so finding it means the same run: continue it.
     store = RunStore(opts.out or default_out(manifest))
-    store.open(manifest, resume=opts.resume, force=opts.force)
+    store.open(manifest, resume=opts.resume or opts.out is None, force=opts.force)
     previous_usage = store.previous_usage
     episodes = {e.persona_id: e for e in dataset.episodes}
     todo = [c for c in cells if not store.is_done(c.key)]
