@@ -127,3 +127,10 @@ def test_rescue_replaces_text_turn_and_user_can_end():
     # "done" is text again: three failed rescues, then routed to the user who ends the session.
     assert out.termination is TerminationReason.USER_END
     assert out.messages[-1].content == "heard: done"
+
+
+def test_unparseable_arguments_come_back_as_a_clear_error():
+    agent = Script([AssistantTurn(tool_calls=[ToolCall(id="r", name="put", arguments={"__raw__": "{item: oops"})]),
+                    AssistantTurn(tool_calls=[call("finish", 1)])])
+    out, _ = run(agent, Proto())
+    assert "not valid JSON: {item: oops" in out.messages[2].content

@@ -39,6 +39,7 @@ class ControlResult:
     content: str = '{"ok": true}'  # tool message returned to the agent
     to_user: str | None = None  # text delivered to the user this turn
     end: TerminationReason | None = None
+    note: str | None = None  # protocol message the agent sees next turn (user role), if any
 
 
 @dataclass
@@ -155,6 +156,10 @@ async def run_session(
             r = await protocol.on_text(at.text, turn, trace)
             delivered += [r.to_user] if r.to_user is not None else []
             end = r.end
+            if r.note and end is None:
+                messages.append(Message(role="user", content=r.note))
+                trace.emit("protocol_note", turn=turn, text=r.note)
+                continue
         executed: list[ToolCall] = []
         for pos, c in enumerate(calls):
             if c.name in control:

@@ -272,6 +272,8 @@ class Toolkit:
         spec = self._specs.get(name)
         if spec is None:
             return ToolResult(ok=False, error=f"Unknown tool: {name}")
+        if isinstance(args, dict) and "__raw__" in args:  # the model layer's marker for unparseable JSON
+            return ToolResult(ok=False, error=f"Invalid arguments: not valid JSON: {str(args['__raw__'])[:200]}")
         problem = validate_arguments(spec, args)
         if problem:
             return ToolResult(ok=False, error=f"Invalid arguments: {problem}")

@@ -161,6 +161,12 @@ def test_test_protocol_finish_and_text_only():
                                   phase="test", trace=TraceWriter(None, "t")))
     assert out.termination is TerminationReason.AGENT_FINISH
     assert "send_to_user" not in [s["function"]["name"] for s in agent.seen[0].tools]
-    out = asyncio.run(run_session(Script([AssistantTurn(text="I would buy it")]), env, TestProtocol(), system="s",
+    # One narrated text turn gets a note and the session goes on; two in a row end it.
+    narrate = Script([AssistantTurn(text="Let me look."), AssistantTurn(tool_calls=[ToolCall(id="f", name="finish_session")])])
+    out = asyncio.run(run_session(narrate, env, TestProtocol(), system="s", opening=[], session_id="t", phase="test",
+                                  trace=TraceWriter(None, "t")))
+    assert out.termination is TerminationReason.AGENT_FINISH and out.turns == 2
+    assert narrate.seen[1].messages[-1].content.startswith("<scaffolding_note>Nobody will read")
+    out = asyncio.run(run_session(Script([AssistantTurn(text="I would buy it")] * 2), env, TestProtocol(), system="s",
                                   opening=[], session_id="t", phase="test", trace=TraceWriter(None, "t")))
-    assert out.termination is TerminationReason.NO_PROGRESS
+    assert out.termination is TerminationReason.NO_PROGRESS and out.turns == 2

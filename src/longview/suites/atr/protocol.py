@@ -143,12 +143,21 @@ class LearningProtocol:
         return UserTurn(text=text, end=reply.end and hit is None)
 
 
+OFFLINE_NOTE = (
+    "<scaffolding_note>Nobody will read or answer text in this session. Carry on with the tools, "
+    "and call finish_session when the request is handled.</scaffolding_note>"
+)
+
+
 class TestProtocol:
     """One user-offline test session."""
 
     __test__ = False
     control_specs = [FINISH_SESSION]
     max_rescues = 0
+
+    def __init__(self) -> None:
+        self._last_text_turn: int | None = None
 
     def filter_batch(self, calls: list[ToolCall], turn: int, trace: TraceWriter) -> list[ToolCall]:
         return calls
@@ -160,8 +169,13 @@ class TestProtocol:
         return ControlResult(content='{"finished": true}', end=TerminationReason.AGENT_FINISH)
 
     async def on_text(self, text: str, turn: int, trace: TraceWriter) -> ControlResult:
-        # Plain text is allowed but nobody is there to answer it: the session cannot progress.
-        return ControlResult(end=TerminationReason.NO_PROGRESS)
+        # Plain text is allowed (models narrate), but nobody answers it: one note to carry on,
+        # and a second text-only turn in a row means the session cannot progress.
+        repeated = self._last_text_turn == turn - 1
+        self._last_text_turn = turn
+        if repeated:
+            return ControlResult(end=TerminationReason.NO_PROGRESS)
+        return ControlResult(note=OFFLINE_NOTE)
 
     async def on_tool_result(self, call: ToolCall, ok: bool, turn: int) -> None:
         return None
