@@ -133,4 +133,4 @@ def test_unparseable_arguments_come_back_as_a_clear_error():
     agent = Script([AssistantTurn(tool_calls=[ToolCall(id="r", name="put", arguments={"__raw__": "{item: oops"})]),
                     AssistantTurn(tool_calls=[call("finish", 1)])])
     out, _ = run(agent, Proto())
-    assert "not valid JSON: {item: oops" in out.messages[2].content
+    assert "not valid JSON: {item: oops" in out.messages[1].content
