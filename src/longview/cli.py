@@ -77,7 +77,7 @@ def run(
             base = role_params.get("agent", GenParams()).model_dump()
             role_params["agent"] = GenParams.model_validate({**base, **agent_flags})
         opts = atr.RunOptions(
-            agents=agent or ["reference"], variants=variant or [], dataset=dataset, personas=personas, out=out,
+            agents=agent or None, variants=variant or [], dataset=dataset, personas=personas, out=out,
             resume=resume, force=force, max_concurrency=max_concurrency, seed=seed, max_turns=max_turns,
             models=model or [], user_model=user_model, router_model=router_model, classifier_model=classifier_model,
             api_base=api_base, no_cache=no_cache, max_attempts=max_attempts,

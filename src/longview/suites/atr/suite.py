@@ -81,7 +81,9 @@ def parse_role_params(items: list[str]) -> dict[str, GenParams]:
 class RunOptions(BaseModel):
     """Everything a user chooses for one `longview run atr`."""
 
-    agents: list[str] = Field(default_factory=lambda: ["reference"], description="Agents to evaluate.")
+    agents: list[str] | None = Field(
+        default=None, description="Reference agents to evaluate; None = all three unless models are given."
+    )
     variants: list[str] = Field(default_factory=list, description="Variants; empty = each agent's default.")
     dataset: str = Field(default=BUILTIN, description="Dataset spec.")
     personas: int | None = Field(default=None, description="Use only the first N personas.")
@@ -123,7 +125,8 @@ def expand_agents(agents: list[str]) -> list[str]:
 
 def agents_of(opts: RunOptions) -> list[str]:
     """Reference agents asked for, then models; models alone run without reference agents."""
-    refs = expand_agents(opts.agents) if (opts.agents and (not opts.models or opts.agents != ["reference"])) else []
+    asked = opts.agents if opts.agents is not None else ([] if opts.models else ["reference"])
+    refs = expand_agents(asked)
     for m in opts.models:
         if "/" not in m:
             raise ConfigError(f"--model '{m}': expected provider/model, e.g. openai/gpt-5.4 or ollama/qwen3")
