@@ -133,3 +133,77 @@ def test_imported_sessions_oracle_passes_and_blind_default_fails(path: Path) -> 
         assert oracle.passed, (s.session_id, oracle.reason)
         blind = match_action(s.required_action, rule.check_type, _run(s, policy.blind_default(s)), safe_fields)
         assert not blind.passed, s.session_id
+
+
+def _executed(s: TestSession, behaviour: Preference) -> list[tuple[str, dict, str | None]]:
+    """Run discovery and the decision in a fresh env; (tool, arguments, error) of every call."""
+    env = make_env(s.domain, s.local_env.references, None, s.local_env.tools)
+    plan = policy.discovery_plan(s)
+    outputs = [env.call(st.tool, st.arguments).output for st in plan]
+    out = []
+    for batch in policy.decide(s, behaviour, policy.records_from_outputs(outputs)):
+        for st in batch:
+            r = env.call(st.tool, st.arguments)
+            out.append((st.tool, st.arguments, None if r.ok else r.error))
+    return out
+
+
+def imported(domain: str, refs: list[dict], tool: str, instruction: str) -> TestSession:
+    s = session(domain, refs, None, tool)
+    s.instruction = instruction
+    return s
+
+
+def test_imported_base_ids_are_objects_the_environment_knows() -> None:
+    # A product names its order; the product the instruction mentions decides which order.
+    products = [rec("prod_a_press", "product", name="Plantain Press", order_id="ord_1"),
+                rec("prod_b_knife", "product", name="Chef Knife", order_id="ord_2")]
+    s = imported("commerce", products, "return_order", "Return the chef's knife from my order.")
+    [(_, args, err)] = _executed(s, Preference(tool="return_order", param="resolution_type", value="refund"))
+    assert err is None and args["order_id"] == "ord_2"
+    # A trip is known only through its stops' trip_id.
+    stops = [rec("stop_1", "trip_stop", name="Museum", trip_id="T-1", availability="unavailable"),
+             rec("stop_2", "trip_stop", name="Walk")]
+    s = imported("travel", stops, "replan_trip", "A stop on trip T-1 fell through; swap in a replacement.")
+    walk = Selector(attribute="id", op="in", value=["stop_2"])
+    [(_, args, err)] = _executed(s, Preference(tool="replan_trip", param="selected_alternative_stop_ids", select=walk))
+    assert err is None and args["trip_id"] == "T-1"
+    # A reply goes to the thread of the message from the person the instruction names.
+    msgs = [rec("msg_a", "message", sender="Ann Lee <ann@x.org>", thread_id="thr_a"),
+            rec("msg_b", "message", sender="Bo Diaz <bo@y.org>", thread_id="thr_b")]
+    s = imported("communication", msgs, "send_message", "Reply to Bo Diaz about Saturday.")
+    [(_, args, err)] = _executed(s, Preference(tool="send_message"))
+    assert err is None and args["thread_id"] == "thr_b"
+
+
+def test_imported_tracker_entry_and_event_window() -> None:
+    tracker = rec("trk_1", "tracker", title="Prep checklist", entries=[
+        {"entry_id": "E1", "status": "done", "payload": "Room layout"},
+        {"entry_id": "E2", "status": "pending", "payload": "Projector check"},
+        {"entry_id": "E3", "status": "pending", "payload": "Headcount for the caterer"}])
+    s = imported("workspace", [tracker], "update_tracker", "Update the prep checklist for the caterer.")
+    next_action = Preference(tool="update_tracker", param="update_action", value="record_next_action")
+    [(_, args, err)] = _executed(s, next_action)
+    assert err is None and args["entry_id"] == "E3"  # not done, and the one the instruction is about
+    new_entry = Preference(tool="update_tracker", param="update_action", value="create_entry")
+    [(_, args, err)] = _executed(s, new_entry)
+    assert err is None and "entry_id" not in args  # the tool gives a new entry its id
+    event = rec("evt_1", "event", title="Yoga", start_time="2026-09-03T07:00:00")
+    s = imported("scheduling", [event], "create_event", "Put yoga on my calendar.")
+    [(_, args, err)] = _executed(s, Preference(tool="create_event"))
+    assert err is None and (args["start_time"], args["end_time"]) == ("2026-09-03T07:00:00", "2026-09-03T08:00:00")
+
+
+def test_reference_agents_tool_calls_succeed_on_imported_episodes(tmp_path: Path) -> None:
+    from longview.kernel.trace import iter_trace
+    from longview.suites.atr.suite import RunOptions, run
+
+    root = FIXTURES.parents[1]
+    store, _ = run(RunOptions(dataset=f"atrbench:{root}", agents=["reference"], out=tmp_path / "run"))
+    episodes = [load_episode(p, all_tool_names()) for p in FIXTURES.glob("*/episodes/*.json")]
+    test_ids = {s.session_id for ep in episodes for s in ep.test_sessions}
+    traces = [f for f in (store.root / "cells").glob("*/*.jsonl") if f.stem in test_ids]
+    assert len(traces) == 3 * len(test_ids)  # oracle, passive and asker ran every test session
+    failed = [(f.parent.name, f.stem, e.data["name"], e.data["error"])
+              for f in traces for e in iter_trace(f) if e.type == "tool_call" and not e.data["ok"]]
+    assert failed == []

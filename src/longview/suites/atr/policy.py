@@ -12,10 +12,12 @@ Imported ATRBench sessions carry no frame and no structured rules: :func:`oracle
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from datetime import datetime, timedelta
 from typing import Any
 
-from longview.suites.atr.dataset import CheckType, StandingRule, TestSession
+from longview.suites.atr.dataset import CheckType, Reference, StandingRule, TestSession
 from longview.suites.atr.preference import Preference, Selector, Step, TaskFrame
 
 CONFIRM_TOOL = "get_user_confirmation"
@@ -128,6 +130,8 @@ def decision_call(session: TestSession, behaviour: Preference, records: list[dic
         args[behaviour.param] = behaviour.value
     elif behaviour.param:
         args.pop(behaviour.param, None)  # the default leaves an optional slot out
+    if session.frame is None and args.get("update_action") == "create_entry":
+        args.pop("entry_id", None)  # a new tracker entry gets its id from the tool
     return Step(tool=behaviour.tool, arguments=args)
 
 
@@ -174,10 +178,17 @@ PARAM_TYPES: dict[str, tuple[str, ...]] = {
     "target_id": ("calendar_event", "event"),
 }
 
-# Base values for required non-decision parameters of imported sessions. Counts are 1 (one
-# item, one ticket, one traveller); a datetime is taken from the first reference that carries one.
+# Base values for non-decision parameters of imported sessions. Counts are 1 (one item, one
+# ticket, one traveller); a datetime is taken from the first reference that carries one.
 _FALLBACK_TIME = "2026-06-15T19:00:00"
 _COUNT_PARAMS = {"quantity", "party_size", "ticket_count", "passenger_count", "guest_count", "room_count"}
+# Optional in the signature but needed by the tool body: a message needs a recipient or a thread,
+# and every tracker action except create_entry names an existing entry.
+_NEEDED_OPTIONAL: dict[str, tuple[str, ...]] = {
+    "send_message": ("thread_id",),
+    "draft_message": ("thread_id",),
+    "update_tracker": ("entry_id",),
+}
 
 
 def _first_attr(session: TestSession, keys: tuple[str, ...]) -> Any:
@@ -193,14 +204,68 @@ def _refs_of(session: TestSession, param: str) -> list[dict]:
     return [r.model_dump() for r in session.local_env.references if r.type in types]
 
 
+def _words(text: Any) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", str(text).lower()) if len(w) > 2}
+
+
+def _shared(session: TestSession, text: Any) -> int:
+    """How many words of ``text`` the instruction uses: what the user is talking about."""
+    return len(_words(session.instruction) & _words(text))
+
+
+def _by_relevance(session: TestSession) -> list[Reference]:
+    """References the instruction talks about first (words shared with their text), then by id."""
+
+    def score(ref: Reference) -> int:
+        return _shared(session, " ".join(v for v in ref.attributes.values() if isinstance(v, str)))
+
+    return sorted(session.local_env.references, key=lambda r: (-score(r), r.id))
+
+
+def _base_id(session: TestSession, param: str) -> str | None:
+    """An object for a non-decision id slot, from the most relevant reference.
+
+    An id a reference names under the slot's own key comes first (a product's ``order_id``, a
+    stop's ``trip_id``, a message's ``thread_id``): the environment knows those objects, while a
+    product is not an order. Otherwise a reference of the slot's type.
+    """
+    refs = _by_relevance(session)
+    for ref in refs:
+        named = ref.attributes.get(param)
+        if isinstance(named, str) and named:
+            return named
+    types = PARAM_TYPES.get(param, ())
+    return next((r.id for r in refs if r.type in types), None)
+
+
+def _open_entry(session: TestSession, tracker_id: Any) -> str | None:
+    """The tracker entry to change: among those not yet done (else all), the one the instruction
+    talks about most; ties go to the first."""
+    tracker = next((r for r in session.local_env.references if r.id == tracker_id), None)
+    entries = tracker.attributes.get("entries") if tracker else None
+    entries = [e for e in entries or [] if isinstance(e, dict) and e.get("entry_id")]
+    pending = [e for e in entries if e.get("status") not in ("done", "closed")] or entries
+    if not pending:
+        return None
+    return max(pending, key=lambda e: _shared(session, e.get("payload", "")))["entry_id"]
+
+
+def _an_hour_later(when: Any) -> Any:
+    try:
+        return (datetime.fromisoformat(str(when)) + timedelta(hours=1)).isoformat()
+    except ValueError:
+        return when
+
+
 def infer_frame(session: TestSession, tools: list[str]) -> TaskFrame:
     """A frame for a session without one: base arguments for ``tools`` from its references.
 
     Choices (documented because scores depend on them): counts are 1; datetimes come from the first
-    reference with a ``date_time``/``start_time``/``departure_date`` (else a fixed evening slot);
-    free text (body, title, replanning goal...) is a neutral phrase built from the instruction;
-    id slots get the first reference of the slot's type in id order; enums are left out unless
-    required, then their first value. Only required parameters are filled.
+    reference with a ``date_time``/``start_time``/``departure_date`` (else a fixed evening slot), an
+    end time is an hour after; free text (body, title, replanning goal...) is a neutral phrase built
+    from the instruction; id slots get an object of the reference the instruction talks about most
+    (:func:`_base_id`); enums are left out unless required, then their first value. Only required
+    parameters are filled, plus those a tool body needs anyway (:data:`_NEEDED_OPTIONAL`).
     """
     from longview.domains.personal import tool_spec
 
@@ -213,16 +278,22 @@ def infer_frame(session: TestSession, tools: list[str]) -> TaskFrame:
         spec = tool_spec(name)
         base: dict[str, Any] = {}
         for p in spec.parameters if spec else []:
-            if not p.required:
+            if not p.required and p.name not in _NEEDED_OPTIONAL.get(name, ()):
                 continue
             if p.name in _COUNT_PARAMS or p.type == "integer":
                 base[p.name] = 1
-            elif p.type in ("datetime", "date"):
-                base[p.name] = when if p.type == "datetime" else str(when)[:10]
+            elif p.type == "datetime":  # an end (end_time, new_end_time) must come after the start
+                base[p.name] = _an_hour_later(when) if p.name.endswith("end_time") else when
+            elif p.type == "date":
+                base[p.name] = str(when)[:10]
+            elif p.name == "entry_id":
+                entry = _open_entry(session, base.get("tracker_id"))
+                if entry:
+                    base[p.name] = entry
             elif p.name.endswith("_id") or p.name.endswith("_ids"):
-                refs = sorted(_refs_of(session, p.name), key=lambda r: r["id"])
-                if refs:
-                    base[p.name] = [refs[0]["id"]] if p.name.endswith("_ids") else refs[0]["id"]
+                found = _base_id(session, p.name)
+                if found:
+                    base[p.name] = [found] if p.name.endswith("_ids") else found
             elif p.type.startswith("enum["):
                 base[p.name] = p.type[5:-1].split("|")[0]
             elif p.type.startswith("array"):
