@@ -112,7 +112,7 @@ def run(
                 on_cell=lambda c, r: progress.advance(tasks["cells"]),
             )
         if json_out:
-            atr.write_json(sc, json_out)
+            atr.write_json(sc, json_out, store.manifest())
     except LongviewError as e:
         _fail(e)
     console.print(scorecard_table(sc))
@@ -141,7 +141,7 @@ def show(
         _suite(manifest.suite)
         sc = atr.score(store)
         if json_out:
-            atr.write_json(sc, json_out)
+            atr.write_json(sc, json_out, manifest)
     except LongviewError as e:
         _fail(e)
     console.print(scorecard_table(sc))

@@ -39,7 +39,9 @@ def test_run_writes_json_and_show_reprints(episodes: Path, tmp_path: Path):
         for v in row["metrics"].values():
             assert v is None or 0 <= v <= max(1.0, v)  # rule_ask may exceed 1
     assert rows[("ref:oracle", "oracle_target")]["metrics"]["rule_ask"] is None
+    assert data["run"]["config_hash"] and data["run"]["seed"] == 0 and data["run"]["package_version"]
     manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config_hash"] == data["run"]["config_hash"]
     assert manifest["components"]["router"].startswith("embedded:")
     assert manifest["dataset"]["sha256"] == data["dataset"]["sha256"]
     assert len(list(out.glob("cells/*/result.json"))) == 6

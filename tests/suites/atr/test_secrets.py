@@ -38,7 +38,7 @@ def test_planted_key_is_in_no_output(tmp_path, monkeypatch):
         opts = atr.RunOptions(dataset=str(eps), models=["mock/leaky"], agents=[], out=tmp_path / "run",
                               personas=1, max_turns=4, variants=["atr", "oracle_target"])
         store, sc = atr.run(opts)
-        atr.write_json(sc, tmp_path / "out.json")
+        atr.write_json(sc, tmp_path / "out.json", store.manifest())
     finally:
         unregister_script("leaky")
     files = [p for p in tmp_path.rglob("*") if p.is_file() and "eps" not in p.parts]

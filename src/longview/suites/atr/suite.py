@@ -295,7 +295,7 @@ def score(store: RunStore, dataset: Dataset | None = None) -> Scorecard:
     personas = {c.persona_id for c in cells}
     episodes = {e.persona_id: e for e in dataset.episodes if e.persona_id in personas}
     sc = build_scorecard(cells, episodes, dataset.name, dataset.sha256, safe_fields, seed=manifest.config["seed"])
-    store.write_json("scorecard.json", sc.to_json_dict())
+    store.write_json("scorecard.json", scorecard_json(sc, manifest))
     return sc
 
 
@@ -352,5 +352,19 @@ def dry_run_table(opts: RunOptions):
     return t
 
 
-def write_json(sc: Scorecard, path: Path) -> None:
-    atomic_write(path, json.dumps(sc.to_json_dict(), indent=2))
+def scorecard_json(sc: Scorecard, manifest: Manifest) -> dict:
+    """The scorecard plus what makes it comparable: versions, config hash, seed, components."""
+    data = sc.to_json_dict()
+    data["run"] = {
+        "package_version": manifest.package_version,
+        "git_commit": manifest.git_commit,
+        "config_hash": manifest.config_hash,
+        "seed": manifest.config.get("seed"),
+        "components": manifest.components,
+        "prompts_sha256": config_hash(manifest.prompts),
+    }
+    return data
+
+
+def write_json(sc: Scorecard, path: Path, manifest: Manifest) -> None:
+    atomic_write(path, json.dumps(scorecard_json(sc, manifest), indent=2))
