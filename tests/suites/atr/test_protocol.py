@@ -170,3 +170,10 @@ def test_test_protocol_finish_and_text_only():
     out = asyncio.run(run_session(Script([AssistantTurn(text="I would buy it")] * 2), env, TestProtocol(), system="s",
                                   opening=[], session_id="t", phase="test", trace=TraceWriter(None, "t")))
     assert out.termination is TerminationReason.NO_PROGRESS and out.turns == 2
+
+
+def test_user_leaves_a_stuck_agent_after_three_idle_messages():
+    agent = Script([AssistantTurn(tool_calls=[stu(i, "Working on it.")]) for i in range(10)])
+    out, rec, trace = learn(agent)
+    assert out.termination is TerminationReason.USER_END and out.turns == 3
+    assert out.messages[-1].content.endswith("Let's leave it there for today.")

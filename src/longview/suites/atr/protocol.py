@@ -101,6 +101,7 @@ class LearningProtocol:
     async def on_tool_result(self, call: ToolCall, ok: bool, turn: int) -> None:
         if ok:
             self.state.done_tools.add(call.name)
+            self.state.ok_calls += 1
 
     async def _adjudicate(self, output: str, reason: str, turn: int, trace: TraceWriter) -> None:
         verdict = await self.router.route(output, reason)

@@ -14,6 +14,7 @@ from longview.suites.atr.dataset import LearningSession
 from longview.suites.atr.scaffold import words
 
 RULE_TOKEN = "<RULE_ANSWER>"
+PATIENCE = 3  # idle exchanges after which the user leaves, so a stuck agent cannot run to the cap
 
 # Argument keys of the first gold step that the opening may mention (App. B.3 "sanitized hint").
 _OPENING_KEYS = (
@@ -28,6 +29,9 @@ class UserState:
 
     done_tools: set[str] = field(default_factory=set)  # tools the agent has called successfully
     answered: set[str] = field(default_factory=set)  # task parameters already given
+    ok_calls: int = 0  # successful domain calls so far
+    calls_at_reply: int = 0  # ok_calls when the user last replied
+    idle: int = 0  # consecutive replies to messages that neither asked nor followed any progress
 
 
 @dataclass
@@ -82,11 +86,17 @@ class ScriptedUser:
         if directive is not None:
             parts.append(RULE_TOKEN)
         asked = "?" in agent_message.replace(directive or "\0", "")
+        progressed = state.ok_calls > state.calls_at_reply
+        state.calls_at_reply = state.ok_calls
+        state.idle = 0 if (asked or progressed or directive is not None) else state.idle + 1
         if asked and not task_done(session, state):
             parts.append(self._answer(session, state, agent_message))
         done = task_done(session, state)
         if done:
             parts.append("That covers what I needed, thanks.")
+        elif state.idle >= PATIENCE:
+            parts.append("Let's leave it there for today.")
+            done = True
         elif not asked:
             parts.append("Sounds good, please go ahead.")
         return UserReply(text=" ".join(parts), end=done)
