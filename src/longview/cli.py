@@ -50,6 +50,7 @@ def run(
     max_concurrency: Annotated[int, typer.Option(help="Cells run at once.")] = 4,
     seed: Annotated[int, typer.Option(help="Seed for bootstrap CIs and model trials.")] = 0,
     max_turns: Annotated[int, typer.Option(help="Assistant-turn cap per session.")] = 20,
+    trials: Annotated[int, typer.Option(help="Run every cell this many times; adds pass^k and averages trials per persona.")] = 1,
     model: Annotated[Optional[list[str]], typer.Option("--model", help="Model under test, provider/model (LiteLLM style: openai/gpt-5.4, anthropic/claude-opus-4-7, ollama/qwen3, hosted_vllm/NAME). Repeatable: one Table-3 row each.")] = None,
     user_model: Annotated[Optional[str], typer.Option(help="Model that words the user simulator's replies (default: embedded).")] = None,
     router_model: Annotated[Optional[str], typer.Option(help="Router model (default: embedded keyword router).")] = None,
@@ -78,7 +79,7 @@ def run(
             role_params["agent"] = GenParams.model_validate({**base, **agent_flags})
         opts = atr.RunOptions(
             agents=agent or None, variants=variant or [], dataset=dataset, personas=personas, out=out,
-            resume=resume, force=force, max_concurrency=max_concurrency, seed=seed, max_turns=max_turns,
+            resume=resume, force=force, max_concurrency=max_concurrency, seed=seed, max_turns=max_turns, trials=trials,
             models=model or [], user_model=user_model, router_model=router_model, classifier_model=classifier_model,
             api_base=api_base, no_cache=no_cache, max_attempts=max_attempts,
             role_params=role_params,

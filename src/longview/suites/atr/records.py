@@ -50,6 +50,7 @@ class CellRecord(BaseModel):
     agent: str = Field(description="Agent name, e.g. ref:oracle or openai/gpt-5.4.")
     variant: str = Field(description="Variant name.")
     persona_id: str = Field(description="Persona (episode) id.")
+    trial: int = Field(default=0, description="Trial index (0-based) when a cell is repeated.")
     status: Literal["complete", "aborted"] = Field(description="Aborted cells are never scored.")
     abort_reason: str | None = Field(default=None, description="Why the cell aborted.")
     learning: list[LearningRecord] = Field(default_factory=list, description="Learning sessions.")

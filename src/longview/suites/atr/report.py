@@ -44,10 +44,14 @@ def scorecard_table(sc: Scorecard) -> Table:
         t.add_column(name, justify="right")
     t.add_column("Gap", justify="right")
     t.add_column("GapRec", justify="right")
+    repeated = any(r.tsacc_pass_k for r in sc.rows)
+    if repeated:
+        t.add_column("TSAcc pass^k, k=1..", justify="right")
     for r in sc.rows:
         n = str(r.n_personas) + (f" (+{r.n_aborted} aborted)" if r.n_aborted else "")
         vals = [fmt_ci(getattr(r.metrics, k), getattr(r.ci95, k)) for _, k in _COLUMNS]
-        t.add_row(r.agent, r.variant, n, *vals, fmt(r.gap), fmt(r.gap_rec))
+        extra = [" / ".join(fmt(v) for v in (r.tsacc_pass_k or {}).values()) or NA] if repeated else []
+        t.add_row(r.agent, r.variant, n, *vals, fmt(r.gap), fmt(r.gap_rec), *extra)
     return t
 
 

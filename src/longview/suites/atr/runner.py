@@ -50,10 +50,12 @@ class Cell:
     agent: str
     variant: str
     persona_id: str
+    trial: int = 0
 
     @property
     def key(self) -> str:
-        return f"{self.agent}__{self.variant}__{self.persona_id}"
+        base = f"{self.agent}__{self.variant}__{self.persona_id}"
+        return f"{base}__t{self.trial}" if self.trial else base
 
 
 @dataclass
@@ -62,7 +64,7 @@ class CellRunner:
 
     store: RunStore
     scaffold: Scaffold
-    make_agent: Callable[[str, Episode], Agent]
+    make_agent: Callable[[str, Episode, int], Agent]  # (name, episode, trial)
     episodes: dict[str, Episode]
     max_turns: int = DEFAULT_MAX_TURNS
     on_session: Callable[[], None] = lambda: None
@@ -72,8 +74,9 @@ class CellRunner:
         episode = self.episodes[cell.persona_id]
         variant = get_variant(cell.variant)
         folder = self.store.start_cell(cell.key)
-        record = CellRecord(agent=cell.agent, variant=cell.variant, persona_id=cell.persona_id, status="complete")
-        agent = self.make_agent(cell.agent, episode)
+        record = CellRecord(agent=cell.agent, variant=cell.variant, persona_id=cell.persona_id, trial=cell.trial,
+                            status="complete")
+        agent = self.make_agent(cell.agent, episode, cell.trial)
         try:
             context = CrossSessionContext()
             if variant.learning:
@@ -83,10 +86,7 @@ class CellRunner:
             for t in episode.test_sessions:
                 await self._test(agent, variant, episode, t, self._test_context(variant, episode, t, frozen), record, folder)
         except CellAborted as e:
-            record = CellRecord(
-                agent=cell.agent, variant=cell.variant, persona_id=cell.persona_id,
-                status="aborted", abort_reason=e.reason, learning=record.learning, tests=record.tests,
-            )
+            record = record.model_copy(update={"status": "aborted", "abort_reason": e.reason})
         self.store.finish_cell(cell.key, record)
         return record
 

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from longview.kernel.stats import cluster_bootstrap_ci, macro_mean, seed_from
+from longview.kernel.stats import cluster_bootstrap_ci, macro_mean, pass_hat_k, seed_from
 from longview.suites.atr.dataset import Episode
 from longview.suites.atr.metrics import METRICS, PersonaMetrics, ScoringError, TestVerdict, score_cell
 from longview.suites.atr.records import CellRecord
@@ -78,10 +78,16 @@ class Row(BaseModel):
     gap_rec: float | None = Field(
         default=None, description="(TSAcc - default TSAcc) / gap for non-oracle rows; None if gap is 0/None."
     )
-    n_personas: int = Field(description="Complete (scored) cells.")
+    n_personas: int = Field(description="Personas with at least one complete (scored) cell.")
     n_aborted: int = Field(description="Aborted cells, excluded from every mean.")
     n_missing: int = Field(description="Dataset personas with no cell at all.")
-    abort_reasons: dict[str, str] = Field(description="Persona id -> why its cell aborted.")
+    abort_reasons: dict[str, str] = Field(description="Persona id (with #trial when repeated) -> why its cell aborted.")
+    trials: int = Field(default=1, description="Trials per persona (most complete trials of any persona).")
+    tsacc_pass_k: dict[str, float] | None = Field(
+        default=None,
+        description="k -> persona-macro pass^k of test sessions (chance k trials all pass), over personas "
+        "whose trials all completed; only when trials > 1.",
+    )
     breakdown: Breakdown = Field(description="TS-micro TSAcc by domain and by action surface.")
     per_persona: dict[str, Metrics] = Field(description="Persona id -> that cell's metrics.")
 
@@ -152,18 +158,47 @@ def _breakdown(scored: list[PersonaMetrics]) -> Breakdown:
     return Breakdown(by_domain=by_domain, by_check_type=by_check, n_by_domain=n_domain, n_by_check_type=n_check)
 
 
+def _mean_metrics(ms: list[PersonaMetrics]) -> Metrics:
+    """One persona's metrics averaged over its complete trials (undefined values skipped)."""
+    return Metrics(**{k: macro_mean({str(i): getattr(m, k) for i, m in enumerate(ms)}) for k in METRICS})
+
+
+def _pass_k(scored: dict[str, list[PersonaMetrics]], trials: int) -> dict[str, float] | None:
+    full = {p: ms for p, ms in scored.items() if len(ms) == trials}
+    if trials < 2 or not full:
+        return None
+    out = {}
+    for k in range(1, trials + 1):
+        per_persona = {}
+        for p, ms in full.items():
+            by_session: dict[str, list[bool]] = {}
+            for m in ms:
+                for v in m.verdicts:
+                    by_session.setdefault(v.session_id, []).append(v.passed)
+            per_persona[p] = pass_hat_k(list(by_session.values()), k)
+        out[str(k)] = macro_mean(per_persona)  # type: ignore[assignment]
+    return out
+
+
 def _row(
     agent: str,
     variant: str,
-    cells: dict[str, CellRecord],
+    cells: dict[str, list[CellRecord]],
     episodes: dict[str, Episode],
     safe_fields: Callable[[str], set[str]],
     seed: int,
     group: str,
 ) -> Row:
-    scored = {p: score_cell(c, episodes[p], safe_fields) for p, c in sorted(cells.items()) if c.status == "complete"}
-    aborted = {p: c.abort_reason or "unknown" for p, c in sorted(cells.items()) if c.status == "aborted"}
-    per_persona = {p: Metrics.of(m) for p, m in scored.items()}
+    scored: dict[str, list[PersonaMetrics]] = {}
+    aborted: dict[str, str] = {}
+    trials = max(len(cs) for cs in cells.values())
+    for p, cs in sorted(cells.items()):
+        for c in sorted(cs, key=lambda c: c.trial):
+            if c.status == "complete":
+                scored.setdefault(p, []).append(score_cell(c, episodes[p], safe_fields))
+            else:
+                aborted[p if trials == 1 else f"{p}#{c.trial}"] = c.abort_reason or "unknown"
+    per_persona = {p: _mean_metrics(ms) for p, ms in scored.items()}
     values = {k: {p: getattr(m, k) for p, m in per_persona.items()} for k in METRICS}
     return Row(
         agent=agent,
@@ -177,7 +212,9 @@ def _row(
         n_aborted=len(aborted),
         n_missing=len(episodes) - len(cells),
         abort_reasons=aborted,
-        breakdown=_breakdown(list(scored.values())),
+        trials=trials,
+        tsacc_pass_k=_pass_k(scored, trials),
+        breakdown=_breakdown([m for ms in scored.values() for m in ms]),
         per_persona=per_persona,
     )
 
@@ -199,14 +236,14 @@ def build_scorecard(
 ) -> Scorecard:
     """Score every cell and assemble the scorecard; ``episodes`` is keyed by persona id."""
     group_of = group_of or default_group_of
-    slots: dict[tuple[str, str], dict[str, CellRecord]] = {}
+    slots: dict[tuple[str, str], dict[str, list[CellRecord]]] = {}
     for c in cells:
         if c.persona_id not in episodes:
             raise ScoringError(f"cell {c.agent} x {c.variant}: persona {c.persona_id} is not in the dataset")
         slot = slots.setdefault((c.agent, c.variant), {})
-        if c.persona_id in slot:
+        if any(o.trial == c.trial for o in slot.get(c.persona_id, [])):
             raise ScoringError(f"two cells for {c.agent} x {c.variant} x {c.persona_id}")
-        slot[c.persona_id] = c
+        slot.setdefault(c.persona_id, []).append(c)
     rows = [
         _row(agent, variant, slot, episodes, safe_fields, seed, group_of(agent))
         for (agent, variant), slot in sorted(slots.items(), key=lambda kv: _order(*kv[0], group_of(kv[0][0])))

@@ -88,6 +88,7 @@ class RunOptions(BaseModel):
     dataset: str = Field(default=BUILTIN, description="Dataset spec.")
     personas: int | None = Field(default=None, description="Use only the first N personas.")
     seed: int = Field(default=0, description="Seed for bootstrap CIs and model trials.")
+    trials: int = Field(default=1, ge=1, description="Repetitions of every cell (model sampling differs per trial).")
     max_turns: int = Field(default=DEFAULT_MAX_TURNS, description="Assistant-turn cap per session.")
     out: Path | None = Field(default=None, description="Run directory.")
     resume: bool = Field(default=False, description="Skip finished cells of an existing run.")
@@ -141,7 +142,7 @@ def plan(opts: RunOptions, dataset: Dataset) -> list[Cell]:
     cells = []
     for agent in agents_of(opts):
         variants = opts.variants or ([REFERENCE_AGENTS[agent]] if agent in REFERENCE_AGENTS else MAIN_VARIANTS)
-        cells += [Cell(agent, v, ep.persona_id) for v in variants for ep in episodes]
+        cells += [Cell(agent, v, ep.persona_id, t) for v in variants for ep in episodes for t in range(opts.trials)]
     return cells
 
 
@@ -182,13 +183,13 @@ class Models:
             user = LLMUser(self.client(o.user_model, "user"), p("user")) if o.user_model else user
         return Scaffold(router=router, classifier=classifier, user=user)
 
-    def agent(self, name: str, episode: Episode) -> Agent:
+    def agent(self, name: str, episode: Episode, trial: int = 0) -> Agent:
         if name.startswith("ref:"):
             return make_reference_agent(name, episode)
         from longview.agents.llm import LLMAgent
 
-        # The seed is the trial index: same seed replays the cache, another seed samples afresh.
-        return LLMAgent(self.client(name, "agent"), self.params("agent"), name=name, trial=self.opts.seed)
+        # The cache's trial index: the same seed and trial replay the cache, others sample afresh.
+        return LLMAgent(self.client(name, "agent"), self.params("agent"), name=name, trial=self.opts.seed * 1000 + trial)
 
     def params(self, role: str) -> GenParams:
         return self.opts.role_params.get(role) or (GenParams() if role == "agent" else GenParams(temperature=0.0))
