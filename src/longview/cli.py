@@ -67,11 +67,14 @@ def run(
     """Run a suite and print its scorecard."""
     _suite(suite)
     from longview.kernel.models import GenParams
+    from longview.report import usage_table
     from longview.suites.atr import suite as atr
+    from longview.suites.atr.estimate import dry_run_table
     from longview.suites.atr.report import breakdown_table, paper_table, scorecard_table
+    from longview.suites.atr.roles import parse_role_params
 
     try:
-        role_params = atr.parse_role_params(param or [])
+        role_params = parse_role_params(param or [])
         agent_flags = {k: v for k, v in {"temperature": temperature, "reasoning_effort": reasoning_effort,
                                          "max_tokens": max_tokens}.items() if v is not None}
         if agent_flags:
@@ -90,7 +93,7 @@ def run(
         _fail(LongviewError(" ".join(str(e).split())))
     if dry_run:
         try:
-            console.print(atr.dry_run_table(opts))
+            console.print(dry_run_table(opts))
         except LongviewError as e:
             _fail(e)
         return
@@ -122,7 +125,7 @@ def run(
     console.print(breakdown_table(sc))
     usage = store.manifest().usage
     if usage.get("roles"):
-        console.print(atr.usage_table(usage))
+        console.print(usage_table(usage))
     console.print(f"run directory: {store.root}")
 
 
@@ -133,6 +136,7 @@ def show(
 ) -> None:
     """Reprint the scorecard of a finished (or partial) run."""
     from longview.kernel.runstore import RunStore
+    from longview.report import usage_table
     from longview.suites.atr import suite as atr
     from longview.suites.atr.report import breakdown_table, paper_table, scorecard_table
 
@@ -150,7 +154,7 @@ def show(
         console.print(paper_table(sc))
     console.print(breakdown_table(sc))
     if manifest.usage.get("roles"):
-        console.print(atr.usage_table(manifest.usage))
+        console.print(usage_table(manifest.usage))
     console.print(
         f"longview {manifest.package_version} · commit {manifest.git_commit or 'unknown'} · "
         f"dataset {manifest.dataset.name} {manifest.dataset.sha256[:12]} · config {manifest.config_hash[:12]}"
@@ -237,11 +241,12 @@ def calibrate(
 
     from longview.suites.atr import calibration as cal
     from longview.suites.atr import suite as atr
+    from longview.suites.atr.roles import Models
 
     if role not in ("router", "classifier"):
         _fail(LongviewError(f"unknown role '{role}'; expected router or classifier"))
     try:
-        models = atr.Models(atr.RunOptions(router_model=router_model, classifier_model=classifier_model,
+        models = Models(atr.RunOptions(router_model=router_model, classifier_model=classifier_model,
                                            api_base=api_base, no_cache=no_cache))
         scaffold = models.scaffold()
         if role == "router":

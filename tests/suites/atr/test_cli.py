@@ -10,7 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 from longview.cli import app
+from longview.kernel.errors import ConfigError
+from longview.kernel.models.usage import add_summaries
 from longview.suites.atr import suite as atr
+from longview.suites.atr.roles import parse_role_params
 
 FIX = Path(__file__).parents[2] / "fixtures/atrbench/data/personas"
 runner = CliRunner()
@@ -130,20 +133,20 @@ def test_dry_run_plans_four_variants_per_model_and_calls_nothing(episodes, tmp_p
 
 
 def test_role_params_parse_and_reject():
-    p = atr.parse_role_params(["router.temperature=0", "agent.reasoning_effort=high", "agent.top_p=0.9"])
+    p = parse_role_params(["router.temperature=0", "agent.reasoning_effort=high", "agent.top_p=0.9"])
     assert p["router"].temperature == 0 and p["agent"].reasoning_effort == "high" and p["agent"].extra == {"top_p": 0.9}
     for bad in (["judge.temperature=1"], ["agent.reasoning_effort=extreme"], ["temperature"]):
-        with pytest.raises(atr.ConfigError):
-            atr.parse_role_params(bad)
+        with pytest.raises(ConfigError):
+            parse_role_params(bad)
 
 
 def test_usage_adds_up_across_resumed_invocations():
     one = {"roles": {"agent": {"calls": 2, "input_tokens": 100, "cached_tokens": 50, "output_tokens": 3,
                                "cost_usd": 0.1, "cache_hits": 1, "cost_known": True}}}
     one["total"] = one["roles"]["agent"]
-    both = atr.add_usage(one, one)
+    both = add_summaries(one, one)
     assert both["roles"]["agent"]["calls"] == 4 and both["total"]["cached_share"] == 0.5
-    assert atr.add_usage({}, one)["total"]["input_tokens"] == 100
+    assert add_summaries({}, one)["total"]["input_tokens"] == 100
 
 
 def test_trace_command_prints_a_readable_session(episodes, tmp_path):

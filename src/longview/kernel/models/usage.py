@@ -140,3 +140,14 @@ class UsageLedger:
         for r in roles.values():
             total.add(r)
         return UsageSummary(roles=roles, total=total)
+
+
+def add_summaries(a: dict, b: dict) -> dict:
+    """Sum two manifest usage blocks role by role (a resumed run's earlier and new invocations)."""
+    total = UsageSummary.model_validate(b) if b else UsageSummary(roles={}, total=RoleUsage())
+    if a:
+        old = UsageSummary.model_validate(a)
+        for role, u in old.roles.items():
+            total.roles.setdefault(role, RoleUsage()).add(u)
+        total.total.add(old.total)
+    return total.model_dump()

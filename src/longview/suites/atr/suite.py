@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from importlib import resources
 from pathlib import Path
 from typing import Callable
@@ -16,22 +15,18 @@ from pydantic import BaseModel, Field
 
 from longview import __version__
 from longview.domains.personal import all_tool_names, safe_fields
-from longview.kernel.agent import Agent
 from longview.kernel.errors import ConfigError
-from longview.kernel.models import (
-    GenParams, ResponseCache, RetryPolicy, RoleUsage, UsageLedger, UsageSummary, make_client,
-)
+from longview.kernel.models import GenParams
+from longview.kernel.models.usage import add_summaries
 from longview.kernel.runstore import DatasetInfo, Manifest, RunStore, atomic_write, config_hash
 from longview.kernel.session import DEFAULT_MAX_TURNS
-from longview.report import usage_table  # noqa: F401  (re-exported for the CLI)
-from longview.suites.atr.agents import REFERENCE_AGENTS, make_reference_agent
+from longview.suites.atr.agents import REFERENCE_AGENTS
 from longview.suites.atr.dataset import Dataset, Episode, load_dir
 from longview.suites.atr.records import CellRecord
 from longview.suites.atr.runner import Cell, CellRunner, Scaffold, run_cells
-from longview.suites.atr.scaffold import KeywordRouter, TopicClassifier
+from longview.suites.atr.roles import Models
 from longview.suites.atr.scorecard import Scorecard, build_scorecard
-from longview.suites.atr.user import ScriptedUser
-from longview.suites.atr.variants import MAIN_VARIANTS, get_variant, prompt_hashes, system_prompt
+from longview.suites.atr.variants import MAIN_VARIANTS, get_variant, prompt_hashes
 
 SUITE = "atr"
 BUILTIN = "builtin"
@@ -50,32 +45,6 @@ def load_dataset(spec: str) -> Dataset:
 
         return load_atrbench(Path(spec.split(":", 1)[1]))
     return load_dir(Path(spec), spec, all_tool_names())
-
-
-ROLES = ("agent", "user", "router", "classifier")
-
-
-def parse_role_params(items: list[str]) -> dict[str, GenParams]:
-    """``role.key=value`` strings (e.g. ``router.temperature=0``) into per-role parameters."""
-    raw: dict[str, dict] = {}
-    for item in items:
-        m = re.fullmatch(r"(\w+)\.(\w+)=(.*)", item.strip())
-        if not m or m.group(1) not in ROLES:
-            raise ConfigError(f"--param '{item}': expected ROLE.KEY=VALUE with ROLE one of {', '.join(ROLES)}")
-        role, key, value = m.groups()
-        try:
-            parsed = json.loads(value)
-        except json.JSONDecodeError:
-            parsed = value
-        raw.setdefault(role, {})
-        if key in GenParams.model_fields and key != "extra":
-            raw[role][key] = parsed
-        else:  # anything else goes to the provider as is
-            raw[role].setdefault("extra", {})[key] = parsed
-    try:
-        return {role: GenParams.model_validate(v) for role, v in raw.items()}
-    except ValueError as e:
-        raise ConfigError(f"--param: {' '.join(str(e).split())}") from None
 
 
 class RunOptions(BaseModel):
@@ -155,56 +124,6 @@ def _select(dataset: Dataset, n: int | None) -> list[Episode]:
     return eps
 
 
-class Models:
-    """Model clients for every role of a run, sharing one cache, retry policy and usage ledger."""
-
-    def __init__(self, opts: RunOptions) -> None:
-        self.opts = opts
-        self.ledger = UsageLedger()
-        self.cache = None if opts.no_cache else ResponseCache(opts.cache_dir or default_cache_dir())
-        self.retry = RetryPolicy(max_attempts=opts.max_attempts, base_delay=opts.retry_base_delay)
-
-    def client(self, model: str, role: str):
-        # Scripted mock replies are already deterministic; caching them would only make tests stateful.
-        cache = None if model.startswith("mock/") else self.cache
-        return make_client(model, api_base=self.opts.api_base, cache=cache, retry=self.retry,
-                           ledger=self.ledger, role=role)
-
-    def scaffold(self) -> Scaffold:
-        """Embedded implementations unless a model is set for the role."""
-        o, p = self.opts, self.params
-        router, classifier, user = KeywordRouter(), TopicClassifier(), ScriptedUser()
-        if o.router_model or o.classifier_model or o.user_model:
-            from longview.suites.atr.llm_scaffold import LLMClassifier, LLMRouter, LLMUser
-
-            router = LLMRouter(self.client(o.router_model, "router"), p("router")) if o.router_model else router
-            classifier = (LLMClassifier(self.client(o.classifier_model, "classifier"), p("classifier"))
-                          if o.classifier_model else classifier)
-            user = LLMUser(self.client(o.user_model, "user"), p("user")) if o.user_model else user
-        return Scaffold(router=router, classifier=classifier, user=user)
-
-    def agent(self, name: str, episode: Episode, trial: int = 0) -> Agent:
-        if name.startswith("ref:"):
-            return make_reference_agent(name, episode)
-        from longview.agents.llm import LLMAgent
-
-        # The cache's trial index: the same seed and trial replay the cache, others sample afresh.
-        return LLMAgent(self.client(name, "agent"), self.params("agent"), name=name, trial=self.opts.seed * 1000 + trial)
-
-    def params(self, role: str) -> GenParams:
-        return self.opts.role_params.get(role) or (GenParams() if role == "agent" else GenParams(temperature=0.0))
-
-
-def default_cache_dir() -> Path:
-    import os
-
-    return Path(os.environ.get("LONGVIEW_CACHE_DIR") or Path.home() / ".cache" / "longview" / "responses")
-
-
-def default_scaffold() -> Scaffold:
-    return Scaffold(router=KeywordRouter(), classifier=TopicClassifier(), user=ScriptedUser())
-
-
 def manifest_for(opts: RunOptions, dataset: Dataset, cells: list[Cell], scaffold: Scaffold) -> Manifest:
     config = {
         "suite": SUITE,
@@ -262,20 +181,9 @@ def run(
     try:
         asyncio.run(run_cells(runner, cells, opts.max_concurrency, on_cell))
     finally:  # usage goes into the manifest even if the run stops early; resumes add up
-        manifest.usage = add_usage(previous_usage, models.ledger.summary().model_dump())
+        manifest.usage = add_summaries(previous_usage, models.ledger.summary().model_dump())
         store.write_manifest(manifest)
     return store, score(store, dataset)
-
-
-def add_usage(a: dict, b: dict) -> dict:
-    """Sum two manifest usage blocks role by role (a resumed run's earlier and new invocations)."""
-    total = UsageSummary.model_validate(b) if b else UsageSummary(roles={}, total=RoleUsage())
-    if a:
-        old = UsageSummary.model_validate(a)
-        for role, u in old.roles.items():
-            total.roles.setdefault(role, RoleUsage()).add(u)
-        total.total.add(old.total)
-    return total.model_dump()
 
 
 def _sessions(ep: Episode, variant: str) -> int:
@@ -298,59 +206,6 @@ def score(store: RunStore, dataset: Dataset | None = None) -> Scorecard:
     sc = build_scorecard(cells, episodes, dataset.name, dataset.sha256, safe_fields, seed=manifest.config["seed"])
     store.write_json("scorecard.json", scorecard_json(sc, manifest))
     return sc
-
-
-# Rough per-session turn counts for --dry-run estimates (the paper's traces average a few turns).
-_EST_TURNS = {"learning": 8, "test": 5}
-_EST_CONTEXT_PER_SESSION = 600  # tokens a rendered learning session adds to later prompts
-
-
-def dry_run_table(opts: RunOptions):
-    """The planned cells and an estimate of model calls and input tokens per role."""
-    from rich.table import Table
-
-    from longview.domains.personal import make_env
-
-    dataset = load_dataset(opts.dataset)
-    cells = plan(opts, dataset)
-    episodes = {e.persona_id: e for e in dataset.episodes}
-    calls: dict[str, int] = {}
-    tokens: dict[str, int] = {}
-
-    def add(role: str, n: int, tok: int) -> None:
-        calls[role] = calls.get(role, 0) + n
-        tokens[role] = tokens.get(role, 0) + n * tok
-
-    for c in cells:
-        ep, variant = episodes[c.persona_id], get_variant(c.variant)
-        model_agent = not c.agent.startswith("ref:")
-        sessions = [("learning", s.domain, i) for i, s in enumerate(ep.learning_sessions)] if variant.learning else []
-        sessions += [("test", t.domain, len(sessions)) for t in ep.test_sessions]
-        for phase, domain, k in sessions:
-            base = len(system_prompt(variant, domain, phase, "")) // 4
-            schema = len(json.dumps(make_env(domain, [], None).schemas())) // 4
-            ctx = _EST_CONTEXT_PER_SESSION * (k if phase == "learning" else len(ep.learning_sessions) * variant.learning)
-            if model_agent:
-                add("agent", _EST_TURNS[phase], base + schema + ctx + 300)
-            if phase == "learning":
-                for role, model, n in (("router", opts.router_model, 3), ("classifier", opts.classifier_model, 1),
-                                       ("user", opts.user_model, 3)):
-                    if model:
-                        add(role, n, 400)
-    t = Table(title=f"Dry run: {len(cells)} cells over {len({c.persona_id for c in cells})} personas (nothing is called)")
-    t.add_column("agent")
-    t.add_column("variant")
-    t.add_column("cells", justify="right")
-    counts: dict[tuple[str, str], int] = {}
-    for c in cells:
-        counts[(c.agent, c.variant)] = counts.get((c.agent, c.variant), 0) + 1
-    for (a, v), n in counts.items():
-        t.add_row(a, v, str(n))
-    for role in calls:
-        t.add_row(f"estimate · {role}", f"~{calls[role]} calls", f"~{tokens[role] / 1e6:.2f}M input tokens")
-    if not calls:
-        t.add_row("estimate", "no model calls", "")
-    return t
 
 
 def scorecard_json(sc: Scorecard, manifest: Manifest) -> dict:

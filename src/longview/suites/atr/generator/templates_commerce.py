@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from longview.suites.atr.generator.templates import (
+    Variant,
     Avoid,
     Ctx,
     LearningDraft,
@@ -299,7 +300,7 @@ def lk_return(ctx: Ctx, av: Avoid) -> LearningDraft:
     res = av.enum(ctx.rng, "return_order.resolution_type", ["refund", "exchange", "store_credit"])
     args = {"order_id": oid} | ({"resolution_type": res} if res else {})
     params = {"item": item, "problem": ctx.rng.choice(PROBLEMS)} | ({"settle_as": res} if res else {})
-    return LearningDraft(f"Something is wrong with a recent order", params, refs, [
+    return LearningDraft("Something is wrong with a recent order", params, refs, [
         Step(tool="search_products", arguments={"category": item}), Step(tool="return_order", arguments=args)])
 
 

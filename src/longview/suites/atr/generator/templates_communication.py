@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from longview.suites.atr.generator.templates import (
+    Variant,
     Avoid,
     Ctx,
     LearningDraft,
@@ -216,7 +217,7 @@ TEMPLATES: list[Template] = [
 def lk_send(ctx: Ctx, av: Avoid) -> LearningDraft:
     noise = inbox_noise(ctx, 3, av)
     target = noise[0]
-    who, subj = target["attributes"]["sender"], target["attributes"]["subject"]
+    who = target["attributes"]["sender"]
     point = av.pick(ctx.rng, [p for _, p in TOPICS])
     return LearningDraft("Answer a quick question from someone", {"reply_to": who, "say": point}, noise,
                          [Step(tool="search_messages", arguments={"sender": who}),

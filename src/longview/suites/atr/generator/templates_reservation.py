@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from longview.suites.atr.generator.templates import (
+    Variant,
     Avoid,
     Ctx,
     LearningDraft,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from longview.suites.atr.generator.templates import (
+    Variant,
     Avoid,
     Ctx,
     LearningDraft,
