@@ -164,3 +164,12 @@ def test_generate_refuses_a_non_empty_folder(tmp_path):
     (tmp_path / "keep.txt").write_text("x")
     r = runner.invoke(app, ["data", "generate", "atr", "--personas", "1", "--out", str(tmp_path)])
     assert r.exit_code == 2 and "not empty" in r.output
+
+
+def test_bad_model_or_missing_key_fails_before_any_run_is_written(episodes, tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)  # no .env here
+    for model, words in (("weird/x", "unknown model provider"), ("openai/gpt-x", "needs an API key: set OPENAI_API_KEY")):
+        r = runner.invoke(app, ["run", "atr", "--dataset", str(episodes), "--model", model, "--out", str(tmp_path / "r")])
+        assert r.exit_code == 2 and words in " ".join(r.output.split())
+        assert not (tmp_path / "r").exists()

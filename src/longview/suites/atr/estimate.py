@@ -7,6 +7,7 @@ import json
 from rich.table import Table
 
 from longview.domains.personal import make_env
+from longview.kernel.models.client import split_model
 from longview.suites.atr.suite import RunOptions, load_dataset, plan
 from longview.suites.atr.variants import get_variant, system_prompt
 
@@ -19,6 +20,9 @@ def dry_run_table(opts: RunOptions) -> Table:
     """The planned cells and an estimate of model calls and input tokens per role."""
     dataset = load_dataset(opts.dataset)
     cells = plan(opts, dataset)
+    for model in [*opts.models, opts.user_model, opts.router_model, opts.classifier_model]:
+        if model:
+            split_model(model)  # an unknown provider is worth knowing before any key is set
     episodes = {e.persona_id: e for e in dataset.episodes}
     calls: dict[str, int] = {}
     tokens: dict[str, int] = {}

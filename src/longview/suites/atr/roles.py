@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 
 from longview.kernel.agent import Agent
 from longview.kernel.errors import ConfigError
-from longview.kernel.models import GenParams, ResponseCache, RetryPolicy, UsageLedger, make_client
+from longview.kernel.models import (
+    GenParams, ResponseCache, RetryPolicy, UsageLedger, make_client, make_provider_client,
+)
 from longview.suites.atr.agents import make_reference_agent
 from longview.suites.atr.dataset import Episode
 from longview.suites.atr.runner import Scaffold
@@ -59,6 +61,11 @@ class Models:
         self.ledger = UsageLedger()
         self.cache = None if opts.no_cache else ResponseCache(opts.cache_dir or default_cache_dir())
         self.retry = RetryPolicy(max_attempts=opts.max_attempts, base_delay=opts.retry_base_delay)
+
+    def validate(self) -> None:
+        """Fail fast, before a run directory exists, on an unknown provider, a missing key or endpoint."""
+        for model in self.opts.models:
+            make_provider_client(model, api_base=self.opts.api_base)
 
     def client(self, model: str, role: str):
         # Scripted mock replies are already deterministic; caching them would only make tests stateful.

@@ -167,6 +167,7 @@ def run(
     dataset = load_dataset(opts.dataset)
     cells = plan(opts, dataset)
     models = Models(opts)
+    models.validate()
     scaffold = models.scaffold()
     manifest = manifest_for(opts, dataset, cells, scaffold)
     # The default folder is named by the config hash, so finding it means the same run: continue it.
