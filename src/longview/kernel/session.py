@@ -120,7 +120,7 @@ async def run_session(
     for m in opening:
         trace.emit("user_message", text=m.content)
 
-    def observe(extra: list[Message] = ()) -> Observation:  # type: ignore[assignment]
+    def observe(*extra: Message) -> Observation:
         return Observation(system=system, messages=messages + list(extra), tools=schemas, session_id=session_id, phase=phase)
 
     reason = TerminationReason.TURN_CAP
@@ -136,7 +136,7 @@ async def run_session(
             attempt += 1
             note = protocol.rescue_note(at.text, attempt)
             trace.emit("scaffolding_note", turn=turn, attempt=attempt, text=at.text, note=note)
-            retry = await agent.act(observe([Message(role="assistant", content=at.text), Message(role="user", content=note)]))
+            retry = await agent.act(observe(Message(role="assistant", content=at.text), Message(role="user", content=note)))
             _add_usage(usage, retry.usage)
             if retry.tool_calls:
                 trace.emit("rescued", turn=turn, attempt=attempt)
