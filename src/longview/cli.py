@@ -36,6 +36,19 @@ def _suite(name: str) -> None:
         _fail(LongviewError(f"unknown suite '{name}'; available: {', '.join(SUITES)}"))
 
 
+def _print_scorecard(sc, usage: dict) -> None:
+    """Scorecard, Table 3 when models ran, breakdowns, and model usage when any."""
+    from longview.report import usage_table
+    from longview.suites.atr.report import breakdown_table, paper_table, scorecard_table
+
+    console.print(scorecard_table(sc))
+    if any(not r.agent.startswith("ref:") for r in sc.rows):
+        console.print(paper_table(sc))
+    console.print(breakdown_table(sc))
+    if usage.get("roles"):
+        console.print(usage_table(usage))
+
+
 @app.command()
 def run(
     suite: Annotated[str, typer.Argument(help="Suite to run: atr.")],
@@ -67,10 +80,8 @@ def run(
     """Run a suite and print its scorecard."""
     _suite(suite)
     from longview.kernel.models import GenParams
-    from longview.report import usage_table
     from longview.suites.atr import suite as atr
     from longview.suites.atr.estimate import dry_run_table
-    from longview.suites.atr.report import breakdown_table, paper_table, scorecard_table
     from longview.suites.atr.roles import parse_role_params
 
     try:
@@ -119,13 +130,7 @@ def run(
             atr.write_json(sc, json_out, store.manifest())
     except LongviewError as e:
         _fail(e)
-    console.print(scorecard_table(sc))
-    if opts.models:
-        console.print(paper_table(sc))
-    console.print(breakdown_table(sc))
-    usage = store.manifest().usage
-    if usage.get("roles"):
-        console.print(usage_table(usage))
+    _print_scorecard(sc, store.manifest().usage)
     console.print(f"run directory: {store.root}")
 
 
@@ -136,9 +141,7 @@ def show(
 ) -> None:
     """Reprint the scorecard of a finished (or partial) run."""
     from longview.kernel.runstore import RunStore
-    from longview.report import usage_table
     from longview.suites.atr import suite as atr
-    from longview.suites.atr.report import breakdown_table, paper_table, scorecard_table
 
     try:
         store = RunStore(run_dir)
@@ -149,12 +152,7 @@ def show(
             atr.write_json(sc, json_out, manifest)
     except LongviewError as e:
         _fail(e)
-    console.print(scorecard_table(sc))
-    if any(not r.agent.startswith("ref:") for r in sc.rows):
-        console.print(paper_table(sc))
-    console.print(breakdown_table(sc))
-    if manifest.usage.get("roles"):
-        console.print(usage_table(manifest.usage))
+    _print_scorecard(sc, manifest.usage)
     console.print(
         f"longview {manifest.package_version} · commit {manifest.git_commit or 'unknown'} · "
         f"dataset {manifest.dataset.name} {manifest.dataset.sha256[:12]} · config {manifest.config_hash[:12]}"

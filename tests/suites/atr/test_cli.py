@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -15,17 +14,8 @@ from longview.kernel.models.usage import add_summaries
 from longview.suites.atr import suite as atr
 from longview.suites.atr.roles import parse_role_params
 
-FIX = Path(__file__).parents[2] / "fixtures/atrbench/data/personas"
 runner = CliRunner()
 
-
-@pytest.fixture
-def episodes(tmp_path: Path) -> Path:
-    d = tmp_path / "eps"
-    d.mkdir()
-    for f in FIX.glob("*/episodes/*.json"):
-        shutil.copy(f, d / f.name)
-    return d
 
 
 def test_run_writes_json_and_show_reprints(episodes: Path, tmp_path: Path):

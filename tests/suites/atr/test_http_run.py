@@ -5,17 +5,13 @@ while the rest of the run completes."""
 from __future__ import annotations
 
 import json
-import shutil
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
-import pytest
 
 from longview.suites.atr import suite as atr
 
-FIX = Path(__file__).parents[2] / "fixtures/atrbench/data/personas"
 
 
 def completion(call_name: str, args: dict) -> dict:
@@ -73,14 +69,6 @@ class Server:
         self.httpd.shutdown()
         self.httpd.server_close()
 
-
-@pytest.fixture
-def episodes(tmp_path: Path) -> Path:
-    d = tmp_path / "eps"
-    d.mkdir()
-    for f in FIX.glob("*/episodes/*.json"):
-        shutil.copy(f, d / f.name)
-    return d
 
 
 def test_retries_then_completes_and_dead_model_aborts_alone(episodes, tmp_path):

@@ -3,14 +3,11 @@ even when the agent under test repeats it."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 
 from longview.kernel.agent import AssistantTurn, ToolCall
 from longview.kernel.models import register_script, unregister_script
 from longview.suites.atr import suite as atr
 
-FIX = Path(__file__).parents[2] / "fixtures/atrbench/data/personas"
 KEY = "sk-test-PLANTED-0123456789abcdef"
 
 
@@ -27,15 +24,11 @@ def leaky(system, messages, tools):
     return AssistantTurn(tool_calls=[ToolCall(id="d", name="finish_session", arguments={})])
 
 
-def test_planted_key_is_in_no_output(tmp_path, monkeypatch):
+def test_planted_key_is_in_no_output(episodes, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    eps = tmp_path / "eps"
-    eps.mkdir()
-    for f in FIX.glob("*/episodes/*.json"):
-        shutil.copy(f, eps / f.name)
     register_script("leaky", leaky)
     try:
-        opts = atr.RunOptions(dataset=str(eps), models=["mock/leaky"], agents=[], out=tmp_path / "run",
+        opts = atr.RunOptions(dataset=str(episodes), models=["mock/leaky"], agents=[], out=tmp_path / "run",
                               personas=1, max_turns=4, variants=["atr", "oracle_target"])
         store, sc = atr.run(opts)
         atr.write_json(sc, tmp_path / "out.json", store.manifest())
