@@ -1,0 +1,114 @@
+"""Model roles of a run: the agents under test and each suite role (user, judge, router...), with
+per-role generation parameters, one response cache, one retry policy and one usage ledger.
+
+A role without a model uses the suite's embedded deterministic implementation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from longview.kernel.errors import ConfigError
+from longview.kernel.models import GenParams, ResponseCache, RetryPolicy, UsageLedger, make_client, make_provider_client
+from longview.kernel.models.client import ModelClient
+
+AGENT = "agent"
+
+
+def default_cache_dir() -> Path:
+    return Path(os.environ.get("LONGVIEW_CACHE_DIR") or Path.home() / ".cache" / "longview" / "responses")
+
+
+def parse_role_params(items: Iterable[str], roles: Iterable[str]) -> dict[str, GenParams]:
+    """``role.key=value`` strings (e.g. ``router.temperature=0``) into per-role parameters."""
+    known = list(roles)
+    raw: dict[str, dict] = {}
+    for item in items:
+        m = re.fullmatch(r"(\w+)\.(\w+)=(.*)", item.strip())
+        if not m or m.group(1) not in known:
+            raise ConfigError(f"--param '{item}': expected ROLE.KEY=VALUE with ROLE one of {', '.join(known)}")
+        role, key, value = m.groups()
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError:
+            parsed = value
+        raw.setdefault(role, {})
+        if key in GenParams.model_fields and key != "extra":
+            raw[role][key] = parsed
+        else:  # anything else goes to the provider as is
+            raw[role].setdefault("extra", {})[key] = parsed
+    try:
+        return {role: GenParams.model_validate(v) for role, v in raw.items()}
+    except ValueError as e:
+        raise ConfigError(f"--param: {' '.join(str(e).split())}") from None
+
+
+def parse_role_models(items: Iterable[str], roles: Iterable[str]) -> dict[str, str]:
+    """``ROLE=MODEL`` strings (``--role judge=openai/gpt-5.4``) into a role -> model map."""
+    known = list(roles)
+    out: dict[str, str] = {}
+    for item in items:
+        role, sep, model = item.partition("=")
+        role, model = role.strip(), model.strip()
+        if not sep or role not in known or not model:
+            raise ConfigError(f"--role '{item}': expected ROLE=MODEL with ROLE one of {', '.join(known) or '(none)'}")
+        out[role] = model
+    return out
+
+
+class Roles:
+    """Clients for every model role of one run, sharing cache, retry policy and usage ledger."""
+
+    def __init__(
+        self,
+        models: dict[str, str | None],
+        params: dict[str, GenParams] | None = None,
+        *,
+        api_base: str | None = None,
+        no_cache: bool = False,
+        cache_dir: Path | None = None,
+        max_attempts: int = 6,
+        retry_base_delay: float = 1.0,
+        seed: int = 0,
+    ) -> None:
+        self.models = {k: v for k, v in models.items() if v}
+        self._params = params or {}
+        self.api_base = api_base
+        self.seed = seed
+        self.ledger = UsageLedger()
+        self.cache = None if no_cache else ResponseCache(cache_dir or default_cache_dir())
+        self.retry = RetryPolicy(max_attempts=max_attempts, base_delay=retry_base_delay)
+        self._clients: dict[tuple[str, str], ModelClient] = {}
+
+    def validate(self, agent_models: Iterable[str] = ()) -> None:
+        """Fail fast, before a run directory exists, on an unknown provider, a missing key or endpoint."""
+        for model in [*agent_models, *self.models.values()]:
+            make_provider_client(model, api_base=self.api_base)
+
+    def model(self, role: str) -> str | None:
+        return self.models.get(role)
+
+    def client(self, role: str, model: str | None = None) -> ModelClient | None:
+        """The (shared) client of ``role`` — of ``model`` for the agent role — or None if embedded."""
+        model = model or self.models.get(role)
+        if not model:
+            return None
+        key = (role, model)
+        if key not in self._clients:
+            # Scripted mock replies are already deterministic; caching them would only make tests stateful.
+            cache = None if model.startswith("mock/") else self.cache
+            self._clients[key] = make_client(model, api_base=self.api_base, cache=cache, retry=self.retry,
+                                             ledger=self.ledger, role=role)
+        return self._clients[key]
+
+    def params(self, role: str) -> GenParams:
+        """A role's parameters; suite roles default to temperature 0, the agent to the provider's defaults."""
+        return self._params.get(role) or (GenParams() if role == AGENT else GenParams(temperature=0.0))
+
+    def trial_key(self, trial: int) -> int:
+        """The response-cache trial index: the same seed and trial replay the cache, others sample afresh."""
+        return self.seed * 1000 + trial

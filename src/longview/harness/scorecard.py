@@ -1,0 +1,116 @@
+"""One scorecard shape for every suite, and the helper that builds its rows.
+
+Every suite's ``score`` returns a :class:`Scorecard`: rows of (agent, variant) with unit-macro
+metrics, cluster-bootstrap 95% intervals over units (personas, users, scenarios), counts of
+scored, aborted and missing units, and which metrics were computed deterministically or judged
+(and by which component). ``show``, ``--json`` and reports consume only this shape; a suite may
+add fields to rows (``extra``) and to the scorecard (``extra``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from longview.kernel.stats import cluster_bootstrap_ci, macro_mean, seed_from
+
+
+class DatasetInfo(BaseModel):
+    """What was evaluated."""
+
+    name: str = Field(description="Dataset spec: builtin, a path, importer:PATH.")
+    sha256: str = Field(description="Hash of the dataset content.")
+    units: int = Field(description="Replication units (personas, users, scenarios) in the dataset.")
+
+
+class MetricInfo(BaseModel):
+    """How one metric is obtained."""
+
+    description: str = Field(description="What the metric counts, in one line.")
+    kind: Literal["deterministic", "judged"] = Field(description="Computed from records, or a judge's verdict.")
+    by: str = Field(default="", description="The judging component (e.g. llm:openai/gpt-5.4, embedded:rules).")
+    higher_is_better: bool = Field(default=True, description="Direction of the metric.")
+
+
+class Row(BaseModel):
+    """One (agent, variant) of a scorecard."""
+
+    agent: str = Field(description="Agent name: ref:... or provider/model.")
+    variant: str = Field(description="Variant or condition.")
+    metrics: dict[str, float | None] = Field(description="Unit-macro means; None when undefined for every unit.")
+    ci95: dict[str, tuple[float, float] | None] = Field(
+        description="Cluster-bootstrap 95% interval per metric; None with fewer than 2 defined units."
+    )
+    n: int = Field(description="Units with at least one complete (scored) cell.")
+    n_aborted: int = Field(default=0, description="Aborted cells, excluded from every mean.")
+    n_missing: int = Field(default=0, description="Dataset units with no cell in this row.")
+    abort_reasons: dict[str, str] = Field(default_factory=dict, description="Unit (#trial) -> why its cell aborted.")
+    trials: int = Field(default=1, description="Most complete trials of any unit.")
+    per_unit: dict[str, dict[str, float | None]] = Field(default_factory=dict, description="Unit -> its metrics.")
+    extra: dict[str, Any] = Field(default_factory=dict, description="Suite-specific additions (breakdowns...).")
+
+
+class Scorecard(BaseModel):
+    """A suite's result, in the shape every consumer reads."""
+
+    suite: str = Field(description="Suite name.")
+    dataset: DatasetInfo = Field(description="What was evaluated.")
+    metrics: dict[str, MetricInfo] = Field(default_factory=dict, description="Metric name -> how it is obtained.")
+    rows: list[Row] = Field(description="One per (agent, variant), reference agents first.")
+    extra: dict[str, Any] = Field(default_factory=dict, description="Suite-specific additions.")
+
+    def row(self, agent: str, variant: str) -> Row | None:
+        return next((r for r in self.rows if r.agent == agent and r.variant == variant), None)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+UnitMetrics = Mapping[str, float | None]
+
+
+def build_row(
+    agent: str,
+    variant: str,
+    names: list[str],
+    scored: Mapping[str, list[UnitMetrics]],
+    *,
+    aborted: Mapping[str, str] | None = None,
+    units_in_dataset: int,
+    seed: int,
+    trials: int = 1,
+) -> Row:
+    """A row from per-unit metrics (one mapping per complete trial of each unit).
+
+    Trials of one unit are averaged first (undefined values skipped), then units are
+    macro-averaged; the interval resamples units. A missing judgment must be ``None`` (undefined),
+    never 0 or 1, so it drops out of the mean instead of counting as a fail or a pass.
+    """
+    per_unit = {
+        u: {k: macro_mean({str(i): m.get(k) for i, m in enumerate(ms)}) for k in names}
+        for u, ms in sorted(scored.items())
+        if ms
+    }
+    values = {k: {u: m[k] for u, m in per_unit.items()} for k in names}
+    aborted = dict(aborted or {})
+    seen = set(scored) | {a.split("#", 1)[0] for a in aborted}
+    return Row(
+        agent=agent,
+        variant=variant,
+        metrics={k: macro_mean(values[k]) for k in names},
+        ci95={k: cluster_bootstrap_ci(values[k], seed=seed_from(seed, agent, variant, k)) for k in names},
+        n=len(per_unit),
+        n_aborted=len(aborted),
+        n_missing=max(0, units_in_dataset - len(seen)),
+        abort_reasons=aborted,
+        trials=trials,
+        per_unit=per_unit,
+    )
+
+
+def row_order(agent: str, variant: str, variants: list[str]) -> tuple:
+    """Reference agents first, then models by name; variants in the suite's declared order."""
+    rank = variants.index(variant) if variant in variants else len(variants)
+    return (not agent.startswith("ref:"), agent if not agent.startswith("ref:") else "", rank, variant, agent)

@@ -1,0 +1,139 @@
+"""The Suite contract: everything a suite supplies so the harness can run, score and show it.
+
+A suite is only its protocol, data and metrics. The harness (``longview.harness.run``) does the
+rest for every suite alike: dataset validation before anything is written, the cell plan, model
+roles, the manifest and run store, bounded concurrent sessions, resume, usage, the scorecard JSON
+and the CLI. Register a suite under the ``longview.suites`` entry-point group::
+
+    [project.entry-points."longview.suites"]
+    mysuite = "mypkg.suite:MySuite"
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from longview.kernel.agent import Agent
+
+if TYPE_CHECKING:
+    import typer
+    from rich.table import Table
+
+    from longview.harness.context import CellContext
+    from longview.harness.roles import Roles
+    from longview.harness.scorecard import Scorecard
+
+
+class NoOptions(BaseModel):
+    """A suite without suite-only options."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class RoleSpec(BaseModel):
+    """A model role a suite uses besides the agent under test (user, judge, router...)."""
+
+    name: str = Field(description="Role name, as in --role NAME=MODEL and --param NAME.KEY=VALUE.")
+    description: str = Field(description="What the role does, shown in --help and `longview list`.")
+    embedded: str = Field(description="The deterministic implementation used when no model is given.")
+
+
+class Dataset(Protocol):
+    """What the harness needs of a loaded, validated dataset."""
+
+    name: str  # the spec it was loaded from: builtin, a path, importer:PATH
+    sha256: str  # hash of its content; a run refuses to re-score a changed dataset
+
+    def unit_ids(self) -> list[str]:
+        """Replication units (personas, users, scenarios), in a stable order."""
+        ...
+
+
+class Cell(BaseModel):
+    """One unit of work the run store tracks: agent x variant x unit x trial."""
+
+    model_config = ConfigDict(frozen=True)
+
+    agent: str = Field(description="Reference agent (ref:...) or model string (provider/model).")
+    variant: str = Field(description="Variant or condition.")
+    unit: str = Field(description="Replication unit id (persona, user, scenario).")
+    trial: int = Field(default=0, description="Trial index, 0-based.")
+
+    @property
+    def key(self) -> str:
+        base = f"{self.agent}__{self.variant}__{self.unit}"
+        return f"{base}__t{self.trial}" if self.trial else base
+
+
+class CellResult(Protocol):
+    """What ``run_cell`` returns: a pydantic model written as the cell's completion marker."""
+
+    status: str  # "complete" or "aborted"; aborted cells are never scored
+    abort_reason: str | None
+
+    def model_dump_json(self, **kw: Any) -> str: ...
+
+
+class Suite(ABC):
+    """One published protocol. Class attributes describe it; methods run and score it."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    Options: ClassVar[type[BaseModel]] = NoOptions  # suite-only options: -S key=value
+    roles: ClassVar[Sequence[RoleSpec]] = ()  # model roles besides the agent
+    reference_agents: ClassVar[dict[str, str]] = {}  # scripted agent -> the variant it runs by default
+    variants: ClassVar[dict[str, str]] = {"default": "the protocol as published"}  # name -> description
+    model_variants: ClassVar[Sequence[str]] = ("default",)  # what a --model runs when no --variant is given
+    datasets: ClassVar[dict[str, str]] = {"builtin": "the built-in dataset"}  # spec -> description
+
+    @abstractmethod
+    def load_dataset(self, spec: str, options: BaseModel) -> Dataset:
+        """Load and fully validate; raise DataError (file, record, field) on bad input."""
+
+    @abstractmethod
+    def reference_agent(self, name: str, dataset: Dataset, unit: str) -> Agent:
+        """A fresh scripted reference agent for one cell."""
+
+    def components(self, roles: Roles, options: BaseModel) -> Any:
+        """Shared per-run components (simulated user, judges...): embedded unless ``roles`` has a
+        model for them. Returned to every cell as ``ctx.components``."""
+        return None
+
+    def component_names(self, components: Any) -> dict[str, str]:
+        """Which implementation plays each role, for the manifest (e.g. router: embedded:keyword-v2)."""
+        return {r.name: f"embedded:{r.embedded}" for r in self.roles}
+
+    def sessions(self, cell: Cell, dataset: Dataset, options: BaseModel) -> int:
+        """Sessions the cell will run (progress bar; longest cells start first)."""
+        return 1
+
+    @abstractmethod
+    async def run_cell(self, ctx: CellContext) -> CellResult:
+        """Run one cell; write a trace per session through ``ctx``; never raise for a model failure
+        (CellAborted propagates and the harness records the abort)."""
+
+    @abstractmethod
+    def score(self, results: list[str], dataset: Dataset, options: BaseModel, seed: int) -> Scorecard:
+        """Score the JSON texts of every finished cell's result (the harness adds run identity)."""
+
+    def tables(self, scorecard: Scorecard) -> list[Table]:
+        """Rich tables printed by run and show; default: one generic table of every row."""
+        from longview.harness.tables import rows_table
+
+        return [rows_table(scorecard)]
+
+    def prompts(self) -> dict[str, str]:
+        """Prompt file -> sha256, recorded in the manifest."""
+        return {}
+
+    def commands(self) -> typer.Typer | None:
+        """Extra commands under ``longview SUITE ...`` (generate, calibrate, inspect)."""
+        return None
+
+    def estimate(self, cells: list[Cell], dataset: Dataset, roles: Roles, options: BaseModel) -> dict[str, tuple[int, int]]:
+        """--dry-run: role -> (estimated calls, estimated input tokens). Default: unknown (empty)."""
+        return {}
