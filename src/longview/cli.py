@@ -1,118 +1,179 @@
-"""The `longview` command line."""
+"""The `longview` command line: thin, and the same for every suite.
+
+``run SUITE`` and ``longview SUITE ...`` (a suite's own commands) are built lazily from the suite
+registry, so ``longview list`` and ``--help`` import no suite. Common run flags are declared once
+(:data:`COMMON`); each suite adds its typed options (``-S key=value`` or ``--key value``) and a
+``--ROLE-model`` flag per model role.
+"""
 
 from __future__ import annotations
 
-import sys
+import json
+import typing
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Any
 
+import click
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from longview import __version__
+from longview.harness import registry
+from longview.harness.cli_util import console, err, fail
 from longview.kernel.errors import LongviewError
 
-app = typer.Typer(
-    help="Evaluate long-lived, proactive personal-assistant agents.", no_args_is_help=True, pretty_exceptions_show_locals=False
-)
-data_app = typer.Typer(help="Build datasets.", no_args_is_help=True)
-app.add_typer(data_app, name="data")
-# Tables need room: outside a terminal (pipes, CI logs) rich would wrap at 80 columns.
-console = Console(width=None if sys.stdout.isatty() else 180)
-err = Console(stderr=True, soft_wrap=True)  # never break a file path across lines
-
-SUITES = {"atr": "ask-to-remember (paper 000, ATRBench)"}
-
-
-def _fail(e: Exception) -> None:
-    err.print(f"[bold red]error:[/] {e}", highlight=False)
-    raise typer.Exit(2)
-
-
-def _suite(name: str) -> None:
-    if name not in SUITES:
-        _fail(LongviewError(f"unknown suite '{name}'; available: {', '.join(SUITES)}"))
-
-
-def _print_scorecard(sc, usage: dict) -> None:
-    """Scorecard, Table 3 when models ran, breakdowns, and model usage when any."""
-    from longview.report import usage_table
-    from longview.suites.atr.report import breakdown_table, paper_table, scorecard_table
-
-    console.print(scorecard_table(sc))
-    if any(not r.agent.startswith("ref:") for r in sc.rows):
-        console.print(paper_table(sc))
-    console.print(breakdown_table(sc))
-    if usage.get("roles"):
-        console.print(usage_table(usage))
+# name, click kwargs: the flags every `run SUITE` has.
+COMMON: list[tuple[list[str], dict[str, Any]]] = [
+    (["--agent"], dict(multiple=True, help="Reference agent (ref:...), or 'reference' for all. Repeatable.")),
+    (["--variant"], dict(multiple=True, help="Variant or condition. Repeatable; default: each agent's own.")),
+    (["--dataset"], dict(default="builtin", show_default=True, help="'builtin', a folder, or importer:PATH.")),
+    (["--personas", "--units"], dict(type=int, default=None, help="Use only the first N units (personas, users, scenarios).")),
+    (["--out"], dict(type=click.Path(path_type=Path), default=None, help="Run directory (default: runs/<suite>-<config hash>, continued if it exists).")),
+    (["--json", "json_out"], dict(type=click.Path(path_type=Path), default=None, help="Also write the scorecard JSON here.")),
+    (["--resume"], dict(is_flag=True, help="Continue a run: skip cells that finished.")),
+    (["--force"], dict(is_flag=True, help="Replace an existing run (or resume across a config change).")),
+    (["--max-concurrency"], dict(type=int, default=4, show_default=True, help="Sessions in flight across the run.")),
+    (["--seed"], dict(type=int, default=0, show_default=True, help="Seed for bootstrap CIs and model trials.")),
+    (["--max-turns"], dict(type=int, default=20, show_default=True, help="Assistant-turn cap per session.")),
+    (["--trials"], dict(type=int, default=1, show_default=True, help="Run every cell this many times (adds pass^k where defined).")),
+    (["--model"], dict(multiple=True, help="Model under test, provider/model (LiteLLM style: openai/gpt-5.4, anthropic/claude-opus-4-7, ollama/qwen3, hosted_vllm/NAME). Repeatable.")),
+    (["--role"], dict(multiple=True, help="Model for a suite role, ROLE=MODEL (e.g. judge=openai/gpt-5.4). Repeatable.")),
+    (["--api-base"], dict(default=None, help="Endpoint URL for every model role, e.g. http://localhost:8000/v1.")),
+    (["--temperature"], dict(type=float, default=None, help="Agent sampling temperature (provider default if unset).")),
+    (["--reasoning-effort"], dict(default=None, help="Agent reasoning effort: low, medium, high.")),
+    (["--max-tokens"], dict(type=int, default=None, help="Agent max output tokens per turn.")),
+    (["--param"], dict(multiple=True, help="Generation parameter per role, ROLE.KEY=VALUE (e.g. agent.reasoning_effort=high). Repeatable.")),
+    (["--no-cache"], dict(is_flag=True, help="Do not read or write the disk response cache.")),
+    (["--max-attempts"], dict(type=int, default=6, show_default=True, help="Attempts per model call before its cell is recorded as aborted.")),
+    (["-S", "--suite-option", "suite_option"], dict(multiple=True, help="Suite option KEY=VALUE (see below). Repeatable.")),
+    (["--dry-run"], dict(is_flag=True, help="Print the planned cells and an estimate of calls and tokens; run nothing.")),
+]
 
 
-@app.command()
-def run(
-    suite: Annotated[str, typer.Argument(help="Suite to run: atr.")],
-    agent: Annotated[Optional[list[str]], typer.Option("--agent", help="ref:passive, ref:asker, ref:oracle, or 'reference' for all three. Repeatable.")] = None,
-    variant: Annotated[Optional[list[str]], typer.Option("--variant", help="default, atr, always_ask, oracle_target, oracle_full. Repeatable; default: each agent's own.")] = None,
-    dataset: Annotated[str, typer.Option(help="'builtin', a folder of episode JSON files, or atrbench:PATH.")] = "builtin",
-    personas: Annotated[Optional[int], typer.Option(help="Use only the first N personas (by id).")] = None,
-    out: Annotated[Optional[Path], typer.Option(help="Run directory (default: runs/atr-<config hash>, continued if it exists).")] = None,
-    json_out: Annotated[Optional[Path], typer.Option("--json", help="Also write the scorecard JSON here.")] = None,
-    resume: Annotated[bool, typer.Option(help="Continue a run: skip cells that finished.")] = False,
-    force: Annotated[bool, typer.Option(help="Replace an existing run directory (or resume across a config change).")] = False,
-    max_concurrency: Annotated[int, typer.Option(help="Cells run at once.")] = 4,
-    seed: Annotated[int, typer.Option(help="Seed for bootstrap CIs and model trials.")] = 0,
-    max_turns: Annotated[int, typer.Option(help="Assistant-turn cap per session.")] = 20,
-    trials: Annotated[int, typer.Option(help="Run every cell this many times; adds pass^k and averages trials per persona.")] = 1,
-    model: Annotated[Optional[list[str]], typer.Option("--model", help="Model under test, provider/model (LiteLLM style: openai/gpt-5.4, anthropic/claude-opus-4-7, ollama/qwen3, hosted_vllm/NAME). Repeatable: one Table-3 row each.")] = None,
-    user_model: Annotated[Optional[str], typer.Option(help="Model that words the user simulator's replies (default: embedded).")] = None,
-    router_model: Annotated[Optional[str], typer.Option(help="Router model (default: embedded keyword router).")] = None,
-    classifier_model: Annotated[Optional[str], typer.Option(help="Classifier model (default: embedded topic classifier).")] = None,
-    api_base: Annotated[Optional[str], typer.Option(help="Endpoint URL for every model role, e.g. http://localhost:8000/v1.")] = None,
-    temperature: Annotated[Optional[float], typer.Option(help="Agent sampling temperature (provider default if unset).")] = None,
-    reasoning_effort: Annotated[Optional[str], typer.Option(help="Agent reasoning effort: low, medium, high.")] = None,
-    max_tokens: Annotated[Optional[int], typer.Option(help="Agent max output tokens per turn.")] = None,
-    param: Annotated[Optional[list[str]], typer.Option("--param", help="Generation parameter per role, ROLE.KEY=VALUE (roles: agent, user, router, classifier), e.g. router.temperature=0 or agent.reasoning_effort=high. Repeatable; other keys pass to the provider.")] = None,
-    no_cache: Annotated[bool, typer.Option(help="Do not read or write the disk response cache.")] = False,
-    max_attempts: Annotated[int, typer.Option(help="Attempts per model call (rate limits, 5xx, timeouts) before the cell is recorded as aborted.")] = 6,
-    dry_run: Annotated[bool, typer.Option(help="Print the planned cells and an estimate of calls and tokens; run nothing.")] = False,
-) -> None:
-    """Run a suite and print its scorecard."""
-    _suite(suite)
+def _decode(value: str) -> Any:
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError:
+        return value
+
+
+def _is_list(annotation: Any) -> bool:
+    return typing.get_origin(annotation) is list or any(
+        typing.get_origin(a) is list for a in typing.get_args(annotation)
+    )
+
+
+def suite_option_values(options_model: Any, pairs: list[str], flags: dict[str, Any]) -> dict[str, Any]:
+    """``-S key=value`` pairs and ``--key value`` flags as raw suite options (validated later)."""
+    raw: dict[str, Any] = {}
+    for item in pairs:
+        key, sep, value = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise LongviewError(f"-S '{item}': expected KEY=VALUE")
+        field = options_model.model_fields.get(key)
+        if field is not None and _is_list(field.annotation):
+            raw.setdefault(key, []).extend(v if isinstance(v := _decode(value), list) else [v])
+        else:
+            raw[key] = _decode(value)
+    for key, value in flags.items():
+        if value in (None, (), False) or key in raw:
+            continue
+        raw[key] = list(value) if isinstance(value, tuple) else value
+    return raw
+
+
+def _suite_flags(suite: Any, taken: set[str]) -> list[click.Option]:
+    """A ``--key`` flag per suite option (unless a common flag has that name)."""
+    out = []
+    for key, field in suite.Options.model_fields.items():
+        flag = "--" + key.replace("_", "-")
+        if flag in taken:
+            continue
+        kw: dict[str, Any] = dict(default=None, help=(field.description or "") + f" (suite option {key})")
+        if field.annotation is bool:
+            kw.update(is_flag=True, default=False)
+        elif _is_list(field.annotation):
+            kw.update(multiple=True, default=())
+        out.append(click.Option([flag, f"opt__{key}"], **kw))
+    return out
+
+
+def _epilog(suite: Any) -> str:
+    lines = [f"Suite {suite.name}: {suite.summary}", ""]
+    lines.append("Reference agents: " + (", ".join(f"{a} (runs {v})" for a, v in suite.reference_agents.items()) or "none"))
+    lines.append("Variants: " + ", ".join(suite.variants))
+    lines.append("Model roles besides the agent: " + (", ".join(f"{r.name} ({r.description}; embedded: {r.embedded})" for r in suite.roles) or "none"))
+    lines.append("Datasets: " + ", ".join(f"{k} ({v})" for k, v in suite.datasets.items()))
+    fields = suite.Options.model_fields
+    if fields:
+        lines.append("Suite options (-S KEY=VALUE or --KEY VALUE): " + "; ".join(
+            f"{k}: {f.description or ''} (default {f.default!r})" for k, f in fields.items()))
+    return "\n\n".join(lines)
+
+
+def _run_command(suite_name: str) -> click.Command:
+    suite = registry.load(suite_name)
+    params: list[click.Parameter] = [click.Option(names, **kw) for names, kw in COMMON]
+    taken = {n for names, _ in COMMON for n in names if n.startswith("--")}
+    role_flags = [f"--{r.name}-model" for r in suite.roles]
+    for r, flag in zip(suite.roles, role_flags):
+        params.append(click.Option([flag, f"role__{r.name}"], default=None,
+                                   help=f"Model for the {r.name} role: {r.description} (default: embedded {r.embedded})."))
+    params += _suite_flags(suite, taken | set(role_flags))
+
+    def callback(**kw: Any) -> None:
+        _run(suite, kw)
+
+    return click.Command(suite_name, params=params, callback=callback, epilog=_epilog(suite),
+                         help=f"Run the {suite_name} suite and print its scorecard.")
+
+
+def _config(suite: Any, kw: dict[str, Any]):
+    from longview.harness.options import RunConfig
+    from longview.harness.roles import AGENT, parse_role_models, parse_role_params
     from longview.kernel.models import GenParams
-    from longview.suites.atr import suite as atr
-    from longview.suites.atr.estimate import dry_run_table
-    from longview.suites.atr.roles import parse_role_params
+
+    role_names = [r.name for r in suite.roles]
+    role_models = parse_role_models(kw["role"], role_names)
+    for r in role_names:
+        if kw.get(f"role__{r}"):
+            role_models[r] = kw[f"role__{r}"]
+    role_params = parse_role_params(kw["param"], [AGENT, *role_names])
+    agent_flags = {k: kw[k] for k in ("temperature", "reasoning_effort", "max_tokens") if kw.get(k) is not None}
+    if agent_flags:
+        base = role_params.get(AGENT, GenParams()).model_dump()
+        role_params[AGENT] = GenParams.model_validate({**base, **agent_flags})
+    flags = {k[len("opt__"):]: v for k, v in kw.items() if k.startswith("opt__")}
+    return RunConfig(
+        suite=suite.name, agents=list(kw["agent"]) or None, variants=list(kw["variant"]), dataset=kw["dataset"],
+        units=kw["personas"], out=kw["out"], resume=kw["resume"], force=kw["force"],
+        max_concurrency=kw["max_concurrency"], seed=kw["seed"], max_turns=kw["max_turns"], trials=kw["trials"],
+        models=list(kw["model"]), role_models=role_models, api_base=kw["api_base"], no_cache=kw["no_cache"],
+        max_attempts=kw["max_attempts"], role_params=role_params,
+        suite_options=suite_option_values(suite.Options, list(kw["suite_option"]), flags),
+    )
+
+
+def _run(suite: Any, kw: dict[str, Any]) -> None:
+    from longview.harness import run as harness
+    from longview.harness.tables import plan_table
 
     try:
-        role_params = parse_role_params(param or [])
-        agent_flags = {k: v for k, v in {"temperature": temperature, "reasoning_effort": reasoning_effort,
-                                         "max_tokens": max_tokens}.items() if v is not None}
-        if agent_flags:
-            base = role_params.get("agent", GenParams()).model_dump()
-            role_params["agent"] = GenParams.model_validate({**base, **agent_flags})
-        opts = atr.RunOptions(
-            agents=agent or None, variants=variant or [], dataset=dataset, personas=personas, out=out,
-            resume=resume, force=force, max_concurrency=max_concurrency, seed=seed, max_turns=max_turns, trials=trials,
-            models=model or [], user_model=user_model, router_model=router_model, classifier_model=classifier_model,
-            api_base=api_base, no_cache=no_cache, max_attempts=max_attempts,
-            role_params=role_params,
-        )
+        cfg = _config(suite, kw)
+        prepared = harness.prepare(cfg, dry_run=kw["dry_run"])
     except LongviewError as e:
-        _fail(e)
+        fail(e)
     except ValueError as e:  # pydantic validation of option values
-        _fail(LongviewError(" ".join(str(e).split())))
-    if dry_run:
-        try:
-            console.print(dry_run_table(opts))
-        except LongviewError as e:
-            _fail(e)
+        fail(LongviewError(" ".join(str(e).split())))
+    if kw["dry_run"]:
+        est = suite.estimate(prepared.cells, prepared.dataset, prepared.roles, prepared.options)
+        console.print(plan_table(suite.name, prepared.cells, est, bool(cfg.models or cfg.role_models)))
         return
-    progress = Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=err, transient=False,
-    )
-    tasks: dict[str, int] = {}
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=err, transient=False)
+    tasks: dict[str, Any] = {}
 
     def on_start(cells: int, sessions: int) -> None:
         tasks["cells"] = progress.add_task("cells", total=cells)
@@ -120,141 +181,175 @@ def run(
 
     try:
         with progress:
-            store, sc = atr.run(
-                opts,
-                on_start=on_start,
-                on_session=lambda: progress.advance(tasks["sessions"]),
-                on_cell=lambda c, r: progress.advance(tasks["cells"]),
-            )
-        if json_out:
-            atr.write_json(sc, json_out, store.manifest())
+            store, sc = harness.run(cfg, prepared=prepared, on_start=on_start,
+                                    on_session=lambda: progress.advance(tasks["sessions"]),
+                                    on_cell=lambda c, r: progress.advance(tasks["cells"]))
+        manifest = store.manifest()
+        if kw["json_out"]:
+            harness.write_json(sc, kw["json_out"], manifest, suite)
     except LongviewError as e:
-        _fail(e)
-    _print_scorecard(sc, store.manifest().usage)
+        fail(e)
+    _print_scorecard(suite, sc, manifest.usage)
     console.print(f"run directory: {store.root}")
 
 
+def _print_scorecard(suite: Any, sc: Any, usage: dict) -> None:
+    from longview.harness.tables import usage_table
+
+    for table in suite.tables(sc):
+        console.print(table)
+    if usage.get("roles"):
+        console.print(usage_table(usage))
+
+
+class RunGroup(click.Group):
+    """`longview run SUITE`: one subcommand per registered suite, built when asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(registry.available())
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in registry.available():
+            fail(LongviewError(f"unknown suite '{name}'; available: {', '.join(registry.available())}"))
+        try:
+            return _run_command(name)
+        except LongviewError as e:
+            fail(e)
+
+
+def _suite_commands(name: str) -> click.Command:
+    """`longview SUITE ...`: the suite's own commands (a typer app or a click command), run as given."""
+
+    @click.command(name, context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
+                                          "help_option_names": []},
+                   help=f"Commands of the {name} suite (generate, calibrate...): longview {name} --help.")
+    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+    def command(args: tuple[str, ...]) -> None:
+        try:
+            commands = registry.load(name).commands()
+        except LongviewError as e:
+            fail(e)
+        if commands is None:
+            fail(LongviewError(f"suite '{name}' has no commands of its own"))
+        if isinstance(commands, typer.Typer):
+            commands(args=list(args), prog_name=f"longview {name}")
+        else:
+            commands.main(args=list(args), prog_name=f"longview {name}")
+
+    return command
+
+
+class LongviewGroup(click.Group):
+    """The top level: fixed commands, `run SUITE`, and each suite's own commands (`longview SUITE ...`)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [*super().list_commands(ctx), *(n for n in registry.available() if n not in self.commands)]
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        cmd = super().get_command(ctx, name)
+        if cmd is None and name in registry.available():
+            return _suite_commands(name)
+        return cmd
+
+
+@click.group(cls=LongviewGroup, help="Evaluate long-lived, proactive personal-assistant agents.")
+@click.version_option(__version__, prog_name="longview")
+def app() -> None:
+    pass
+
+
+app.add_command(RunGroup("run", help="Run a suite and print its scorecard: longview run SUITE [OPTIONS].",
+                         no_args_is_help=True))
+
+
 @app.command()
-def show(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
-    json_out: Annotated[Optional[Path], typer.Option("--json", help="Also write the scorecard JSON here.")] = None,
-) -> None:
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--json", "json_out", type=click.Path(path_type=Path), default=None, help="Also write the scorecard JSON here.")
+def show(run_dir: Path, json_out: Path | None) -> None:
     """Reprint the scorecard of a finished (or partial) run."""
+    from longview.harness import run as harness
     from longview.kernel.runstore import RunStore
-    from longview.suites.atr import suite as atr
 
     try:
         store = RunStore(run_dir)
         manifest = store.manifest()
-        _suite(manifest.suite)
-        sc = atr.score(store)
+        suite = registry.load(manifest.suite)
+        sc = harness.score(store, suite)
         if json_out:
-            atr.write_json(sc, json_out, manifest)
+            harness.write_json(sc, json_out, manifest, suite)
     except LongviewError as e:
-        _fail(e)
-    _print_scorecard(sc, manifest.usage)
+        fail(e)
+    _print_scorecard(suite, sc, manifest.usage)
     console.print(
-        f"longview {manifest.package_version} · commit {manifest.git_commit or 'unknown'} · "
+        f"longview {manifest.package_version} · suite {manifest.suite} · commit {manifest.git_commit or 'unknown'} · "
         f"dataset {manifest.dataset.name} {manifest.dataset.sha256[:12]} · config {manifest.config_hash[:12]}"
     )
 
 
+def _suite_of_trace(path: Path) -> Any | None:
+    """The suite of the run a transcript belongs to (its manifest in a parent folder), if any."""
+    from longview.kernel.runstore import Manifest
+
+    for parent in [path, *path.parents][:4]:
+        m = parent / "manifest.json"
+        if m.is_file():
+            try:
+                return registry.load(Manifest.model_validate_json(m.read_text()).suite)
+            except (LongviewError, ValueError):
+                return None
+    return None
+
+
 @app.command()
-def trace(
-    path: Annotated[Path, typer.Argument(help="A session transcript (RUN_DIR/cells/<cell>/<session>.jsonl) or a cell folder.")],
-) -> None:
-    """Print session transcripts in readable form."""
+@click.argument("path", type=click.Path(path_type=Path))
+def trace(path: Path) -> None:
+    """Print session transcripts (a .jsonl file or a cell folder) in readable form."""
+    from longview.harness.transcript import trace_lines
     from longview.kernel.trace import read_trace
-    from longview.report import trace_lines
 
     files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
     if not files or not all(f.is_file() for f in files):
-        _fail(LongviewError(f"{path}: expected a session .jsonl file or a folder containing some"))
+        fail(LongviewError(f"{path}: expected a session .jsonl file or a folder containing some"))
+    suite = _suite_of_trace(path.resolve())
+    render = suite.transcript if suite is not None else trace_lines
     for f in files:
         try:
             events = read_trace(f)
-        except ValueError as e:
-            _fail(LongviewError(f"{f}: not a longview transcript ({' '.join(str(e).split())[:200]})"))
-        for line in trace_lines(events):
+        except (ValueError, UnicodeDecodeError) as e:
+            fail(LongviewError(f"{f}: not a longview transcript ({' '.join(str(e).split())[:200]})"))
+        for line in render(events):
             console.print(line, highlight=False, markup=False)
         console.print()
 
 
 @app.command("list")
-def list_() -> None:
-    """Show suites, datasets and agents."""
-    from longview.suites.atr.agents import REFERENCE_AGENTS
-    from longview.suites.atr.variants import VARIANTS
-
+@click.argument("suite", required=False)
+def list_(suite: str | None) -> None:
+    """The registered suites (nothing imported), or one suite's agents, variants, roles and datasets."""
     t = Table(title=f"longview {__version__}")
-    t.add_column("kind")
-    t.add_column("name")
-    t.add_column("notes")
-    for name, desc in SUITES.items():
-        t.add_row("suite", name, desc)
-    t.add_row("dataset", "atr: builtin", "20 generated personas shipped with longview")
-    t.add_row("dataset", "atr: PATH", "a folder of ATRBench-format episode JSON files")
-    t.add_row("dataset", "atr: atrbench:PATH", "the released ATRBench data (data/personas/*/episodes)")
-    for a, v in REFERENCE_AGENTS.items():
-        t.add_row("agent", a, f"scripted reference agent (default variant: {v})")
-    for v in VARIANTS:
-        t.add_row("variant", v, "")
-    console.print(t)
-
-
-@data_app.command("generate")
-def generate(
-    suite: Annotated[str, typer.Argument(help="Suite whose dataset to build: atr.")],
-    seed: Annotated[int, typer.Option(help="Generation seed.")] = 0,
-    personas: Annotated[int, typer.Option(help="Number of personas.")] = 20,
-    out: Annotated[Path, typer.Option(help="Output folder.")] = Path("atr-cohort"),
-    force: Annotated[bool, typer.Option(help="Write into a folder that already has files.")] = False,
-) -> None:
-    """Generate a cohort deterministically from a seed, with its QC report."""
-    _suite(suite)
-    from longview.suites.atr.generator import build
-
-    if out.exists() and any(out.iterdir()) and not force:
-        _fail(LongviewError(f"{out}: folder is not empty; pass --force to write into it"))
-    if personas < 1:
-        _fail(LongviewError(f"--personas must be at least 1, got {personas}"))
-
-    episodes, report = build.generate(seed, personas)
-    build.write(episodes, report, out)
-    console.print(f"wrote {len(episodes)} episodes and qc_report.json to {out}")
-
-
-@app.command()
-def calibrate(
-    role: Annotated[str, typer.Argument(help="router or classifier.")],
-    router_model: Annotated[Optional[str], typer.Option(help="Calibrate this Router model instead of the embedded one.")] = None,
-    classifier_model: Annotated[Optional[str], typer.Option(help="Calibrate this Classifier model instead of the embedded one.")] = None,
-    api_base: Annotated[Optional[str], typer.Option(help="Endpoint URL for the model.")] = None,
-    calibration_set: Annotated[Optional[Path], typer.Option("--set", help="A calibration JSONL file (default: the built-in set).")] = None,
-    no_cache: Annotated[bool, typer.Option(help="Do not read or write the disk response cache.")] = False,
-    errors: Annotated[int, typer.Option(help="How many disagreements to list.")] = 20,
-) -> None:
-    """Report precision, recall and accuracy of the configured ATR Router or Classifier on a labelled set."""
-    import asyncio
-
-    from longview.suites.atr import calibration as cal
-    from longview.suites.atr import suite as atr
-    from longview.suites.atr.roles import Models
-
-    if role not in ("router", "classifier"):
-        _fail(LongviewError(f"unknown role '{role}'; expected router or classifier"))
+    for col in ("kind", "name", "notes"):
+        t.add_column(col)
+    if suite is None:
+        for name, ep in registry.available().items():
+            t.add_row("suite", name, f"{ep.value} · longview list {name} for its agents and variants")
+        console.print(t)
+        return
     try:
-        models = Models(atr.RunOptions(router_model=router_model, classifier_model=classifier_model,
-                                           api_base=api_base, no_cache=no_cache))
-        scaffold = models.scaffold()
-        if role == "router":
-            result = asyncio.run(cal.calibrate_router(scaffold.router, cal.load_router_set(calibration_set)))
-        else:
-            result = asyncio.run(cal.calibrate_classifier(scaffold.classifier, cal.load_classifier_set(calibration_set)))
+        s = registry.load(suite)
     except LongviewError as e:
-        _fail(e)
-    for table in cal.render(result, errors=errors):
-        console.print(table)
+        fail(e)
+    t.add_row("suite", s.name, s.summary)
+    for spec, desc in s.datasets.items():
+        t.add_row("dataset", spec, desc)
+    for a, v in s.reference_agents.items():
+        t.add_row("agent", a, f"scripted reference agent (default variant: {v})")
+    for v, desc in s.variants.items():
+        t.add_row("variant", v, desc + (" · run by --model" if v in s.model_variants else ""))
+    for r in s.roles:
+        t.add_row("role", r.name, f"{r.description} (embedded: {r.embedded}; --{r.name}-model or --role {r.name}=MODEL)")
+    for k, f in s.Options.model_fields.items():
+        t.add_row("option", k, f"{f.description or ''} (default {f.default!r})")
+    console.print(t)
 
 
 def main() -> None:  # pragma: no cover

@@ -4,20 +4,36 @@ roles, its run-store folder, one simulated clock, and a bounded slot per session
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from longview.harness.roles import Roles
-from longview.harness.suite import Cell, Dataset
+from longview.harness.cell import Cell, Dataset
 from longview.kernel.agent import Agent
 from longview.kernel.clock import SimClock
 from longview.kernel.trace import TraceWriter
+
+T = TypeVar("T")
+
+
+async def gather_sessions(*aws: Awaitable[T]) -> list[T]:
+    """Await sessions concurrently, results in argument order. If one fails, the others are
+    cancelled (no orphan keeps writing into a cell folder) and the first error is raised as is."""
+    try:
+        async with asyncio.TaskGroup() as tg:
+            tasks = [tg.create_task(a) for a in aws]  # type: ignore[arg-type]
+    except BaseExceptionGroup as group:
+        first = group.exceptions[0]
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        raise first from None
+    return [t.result() for t in tasks]
 
 
 @dataclass

@@ -105,6 +105,13 @@ class Roles:
                                              ledger=self.ledger, role=role)
         return self._clients[key]
 
+    async def aclose(self) -> None:
+        """Close every provider connection pool this run opened."""
+        for c in self._clients.values():
+            close = getattr(getattr(c, "inner", c), "aclose", None)
+            if close is not None:
+                await close()
+
     def params(self, role: str) -> GenParams:
         """A role's parameters; suite roles default to temperature 0, the agent to the provider's defaults."""
         return self._params.get(role) or (GenParams() if role == AGENT else GenParams(temperature=0.0))

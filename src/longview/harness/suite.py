@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from longview.harness.cell import Cell, CellResult, Dataset
 from longview.kernel.agent import Agent
 
 if TYPE_CHECKING:
@@ -25,7 +26,8 @@ if TYPE_CHECKING:
 
     from longview.harness.context import CellContext
     from longview.harness.roles import Roles
-    from longview.harness.scorecard import Scorecard
+    from longview.harness.scorecard import MetricInfo, Scorecard
+    from longview.kernel.trace import TraceEvent
 
 
 class NoOptions(BaseModel):
@@ -40,42 +42,6 @@ class RoleSpec(BaseModel):
     name: str = Field(description="Role name, as in --role NAME=MODEL and --param NAME.KEY=VALUE.")
     description: str = Field(description="What the role does, shown in --help and `longview list`.")
     embedded: str = Field(description="The deterministic implementation used when no model is given.")
-
-
-class Dataset(Protocol):
-    """What the harness needs of a loaded, validated dataset."""
-
-    name: str  # the spec it was loaded from: builtin, a path, importer:PATH
-    sha256: str  # hash of its content; a run refuses to re-score a changed dataset
-
-    def unit_ids(self) -> list[str]:
-        """Replication units (personas, users, scenarios), in a stable order."""
-        ...
-
-
-class Cell(BaseModel):
-    """One unit of work the run store tracks: agent x variant x unit x trial."""
-
-    model_config = ConfigDict(frozen=True)
-
-    agent: str = Field(description="Reference agent (ref:...) or model string (provider/model).")
-    variant: str = Field(description="Variant or condition.")
-    unit: str = Field(description="Replication unit id (persona, user, scenario).")
-    trial: int = Field(default=0, description="Trial index, 0-based.")
-
-    @property
-    def key(self) -> str:
-        base = f"{self.agent}__{self.variant}__{self.unit}"
-        return f"{base}__t{self.trial}" if self.trial else base
-
-
-class CellResult(Protocol):
-    """What ``run_cell`` returns: a pydantic model written as the cell's completion marker."""
-
-    status: str  # "complete" or "aborted"; aborted cells are never scored
-    abort_reason: str | None
-
-    def model_dump_json(self, **kw: Any) -> str: ...
 
 
 class Suite(ABC):
@@ -125,6 +91,17 @@ class Suite(ABC):
         from longview.harness.tables import rows_table
 
         return [rows_table(scorecard)]
+
+    def metric_info(self, components: dict[str, str]) -> dict[str, MetricInfo]:
+        """Metric -> how it is obtained (deterministic or judged, and by which component), for
+        scorecards that do not carry it themselves."""
+        return {}
+
+    def transcript(self, events: list[TraceEvent]) -> list[str]:
+        """A session transcript as readable lines (`longview trace`); default: the generic view."""
+        from longview.harness.transcript import trace_lines
+
+        return trace_lines(events)
 
     def prompts(self) -> dict[str, str]:
         """Prompt file -> sha256, recorded in the manifest."""

@@ -6,13 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from longview.cli import app
 from longview.kernel.errors import ConfigError
 from longview.kernel.models.usage import add_summaries
-from longview.suites.atr import suite as atr
-from longview.suites.atr.roles import parse_role_params
+from longview.harness import run as harness
+from longview.harness.options import RunConfig
+from longview.harness.roles import parse_role_params
 
 runner = CliRunner()
 
@@ -24,10 +25,13 @@ def test_run_writes_json_and_show_reprints(episodes: Path, tmp_path: Path):
     assert r.exit_code == 0, r.output
     data = json.loads(js.read_text())
     assert data["suite"] == "atr"
-    assert set(data["dataset"]) == {"name", "sha256", "personas"} and data["dataset"]["personas"] == 2
+    assert set(data["dataset"]) == {"name", "sha256", "personas", "units"} and data["dataset"]["units"] == 2
+    assert set(data["metrics"]) == {"tsacc", "rule_ask", "rule_cov", "acq_prec", "applied_rate"}
+    assert data["metrics"]["tsacc"]["kind"] == "deterministic" and data["metrics"]["rule_cov"]["kind"] == "judged"
     rows = {(row["agent"], row["variant"]): row for row in data["rows"]}
     assert set(rows) == {("ref:passive", "default"), ("ref:asker", "atr"), ("ref:oracle", "oracle_target")}
     for row in rows.values():
+        assert row["n"] == row["n_personas"] == 2
         assert set(row["metrics"]) == {"tsacc", "rule_ask", "rule_cov", "acq_prec", "applied_rate"}
         for v in row["metrics"].values():
             assert v is None or 0 <= v <= max(1.0, v)  # rule_ask may exceed 1
@@ -69,8 +73,8 @@ def test_malformed_dataset_names_file_record_field_and_writes_no_run(episodes, t
 
 
 def test_resume_redoes_no_finished_cell_and_matches_uninterrupted(episodes, tmp_path):
-    full = atr.RunOptions(dataset=str(episodes), out=tmp_path / "full", max_concurrency=1)
-    _, reference = atr.run(full)
+    full = RunConfig(suite="atr", dataset=str(episodes), out=tmp_path / "full", max_concurrency=1)
+    _, reference = harness.run(full)
 
     class Crash(Exception):
         pass
@@ -82,13 +86,13 @@ def test_resume_redoes_no_finished_cell_and_matches_uninterrupted(episodes, tmp_
         if len(done) == 2:
             raise Crash
 
-    opts = atr.RunOptions(dataset=str(episodes), out=tmp_path / "part", max_concurrency=1)
+    opts = RunConfig(suite="atr", dataset=str(episodes), out=tmp_path / "part", max_concurrency=1)
     with pytest.raises(Crash):
-        atr.run(opts, on_cell=crash_after_two)
+        harness.run(opts, on_cell=crash_after_two)
     finished = {p.parent.name for p in (tmp_path / "part").glob("cells/*/result.json")}
     assert len(finished) >= 2 and len(finished) < 6
     rerun: list[str] = []
-    _, sc = atr.run(opts.model_copy(update={"resume": True}), on_cell=lambda c, r: rerun.append(c.key))
+    _, sc = harness.run(opts.model_copy(update={"resume": True}), on_cell=lambda c, r: rerun.append(c.key))
     assert not set(rerun) & set(done) and len(rerun) == 6 - len(finished)
     assert sc.to_json_dict() == reference.to_json_dict()
 
@@ -118,16 +122,17 @@ def test_dry_run_plans_four_variants_per_model_and_calls_nothing(episodes, tmp_p
                             "--router-model", "openai/r", "--dry-run", "--out", str(tmp_path / "x")])
     assert r.exit_code == 0, r.output
     out = " ".join(r.output.split())
-    assert "16 cells over 2 personas" in out and "oracle_target" in out and "estimate · router" in out
+    assert "16 cells over 2 units" in out and "oracle_target" in out and "estimate · router" in out
     assert not (tmp_path / "x").exists()
 
 
 def test_role_params_parse_and_reject():
-    p = parse_role_params(["router.temperature=0", "agent.reasoning_effort=high", "agent.top_p=0.9"])
+    roles = ["agent", "user", "router", "classifier"]
+    p = parse_role_params(["router.temperature=0", "agent.reasoning_effort=high", "agent.top_p=0.9"], roles)
     assert p["router"].temperature == 0 and p["agent"].reasoning_effort == "high" and p["agent"].extra == {"top_p": 0.9}
     for bad in (["judge.temperature=1"], ["agent.reasoning_effort=extreme"], ["temperature"]):
         with pytest.raises(ConfigError):
-            parse_role_params(bad)
+            parse_role_params(bad, roles)
 
 
 def test_usage_adds_up_across_resumed_invocations():
@@ -152,7 +157,7 @@ def test_trace_command_prints_a_readable_session(episodes, tmp_path):
 
 def test_generate_refuses_a_non_empty_folder(tmp_path):
     (tmp_path / "keep.txt").write_text("x")
-    r = runner.invoke(app, ["data", "generate", "atr", "--personas", "1", "--out", str(tmp_path)])
+    r = runner.invoke(app, ["atr", "generate", "--personas", "1", "--out", str(tmp_path)])
     assert r.exit_code == 2 and "not empty" in r.output
 
 

@@ -10,7 +10,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
-from longview.suites.atr import suite as atr
+from longview.harness import run as harness
+from longview.harness.options import RunConfig
 
 
 
@@ -74,12 +75,12 @@ class Server:
 def test_retries_then_completes_and_dead_model_aborts_alone(episodes, tmp_path):
     t0 = time.monotonic()
     with Server() as srv:
-        opts = atr.RunOptions(
+        opts = RunConfig(suite="atr", 
             dataset=str(episodes), agents=["ref:oracle"], models=["hosted_vllm/flaky", "hosted_vllm/dead"],
             variants=["oracle_target"], api_base=srv.url, out=tmp_path / "run", no_cache=True,
-            max_attempts=3, retry_base_delay=0.01, personas=1,
+            max_attempts=3, retry_base_delay=0.01, units=1, max_concurrency=1,
         )
-        store, sc = atr.run(opts)
+        store, sc = harness.run(opts)
     assert time.monotonic() - t0 < 60
     rows = {r.agent: r for r in sc.rows}
     flaky, dead, oracle = rows["hosted_vllm/flaky"], rows["hosted_vllm/dead"], rows["ref:oracle"]
@@ -88,7 +89,7 @@ def test_retries_then_completes_and_dead_model_aborts_alone(episodes, tmp_path):
     assert dead.n_aborted == 1 and dead.n_personas == 0 and dead.metrics.tsacc is None
     reason = next(iter(dead.abort_reasons.values()))
     assert "503" in reason and "3" in reason
-    assert srv.hits["dead"] == 3  # bounded: max_attempts, then the cell stops
+    assert srv.hits["dead"] == 3  # bounded: max_attempts, then the cell stops (one session in flight)
     assert oracle.metrics.tsacc == 1.0
     usage = store.manifest().usage
     assert usage["roles"]["agent"]["calls"] >= 1 and usage["roles"]["agent"]["cached_tokens"] > 0

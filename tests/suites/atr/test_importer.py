@@ -11,7 +11,8 @@ import yaml
 
 from longview.kernel.errors import DataError
 from longview.kernel.trace import iter_trace
-from longview.suites.atr import suite as atr
+from longview.harness import run as harness
+from longview.harness.options import RunConfig
 from longview.suites.atr.importer import load_atrbench
 
 ROOT = Path(__file__).parents[2] / "fixtures/atrbench"
@@ -25,7 +26,7 @@ def test_loads_release_layout():
 
 
 def test_reference_bounds_on_released_episodes(tmp_path):
-    store, sc = atr.run(atr.RunOptions(dataset=f"atrbench:{ROOT}", agents=["reference"], out=tmp_path / "run"))
+    store, sc = harness.run(RunConfig(suite="atr", dataset=f"atrbench:{ROOT}", agents=["reference"], out=tmp_path / "run"))
     tsacc = {r.agent: r.metrics.tsacc for r in sc.rows}
     assert tsacc["ref:oracle"] >= 0.95 and tsacc["ref:passive"] <= 0.35
     # Every tool call either succeeded or failed with a stated reason.

@@ -14,7 +14,8 @@ import pytest
 
 from longview.kernel.agent import AssistantTurn, ToolCall
 from longview.kernel.models import register_script, unregister_script
-from longview.suites.atr import suite as atr
+from longview.harness import run as harness
+from longview.harness.options import RunConfig
 
 ROOT = Path(__file__).parents[2] / "fixtures/atrbench"
 GOLDEN = Path(__file__).parents[2] / "golden/atr/llm_pipeline_scorecard.json"
@@ -62,12 +63,12 @@ def scripts():
 
 
 def test_llm_pipeline_matches_golden(scripts, tmp_path):
-    opts = atr.RunOptions(
+    opts = RunConfig(suite="atr", 
         dataset=f"atrbench:{ROOT}", agents=[], models=["mock/pipe-agent"], variants=["default", "atr", "oracle_target"],
-        router_model="mock/pipe-router", classifier_model="mock/pipe-classifier", user_model="mock/pipe-user",
-        personas=1, max_turns=3, out=tmp_path / "run",
+        role_models={"router": "mock/pipe-router", "classifier": "mock/pipe-classifier", "user": "mock/pipe-user"},
+        units=1, max_turns=3, out=tmp_path / "run",
     )
-    store, sc = atr.run(opts)
+    store, sc = harness.run(opts)
     manifest = store.manifest()
     assert manifest.components["router"] == "llm:mock/pipe-router"
     assert manifest.components["classifier"] == "llm:mock/pipe-classifier"

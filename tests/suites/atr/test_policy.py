@@ -196,10 +196,11 @@ def test_imported_tracker_entry_and_event_window() -> None:
 
 def test_reference_agents_tool_calls_succeed_on_imported_episodes(tmp_path: Path) -> None:
     from longview.kernel.trace import iter_trace
-    from longview.suites.atr.suite import RunOptions, run
+    from longview.harness.options import RunConfig
+    from longview.harness.run import run
 
     root = FIXTURES.parents[1]
-    store, _ = run(RunOptions(dataset=f"atrbench:{root}", agents=["reference"], out=tmp_path / "run"))
+    store, _ = run(RunConfig(suite="atr", dataset=f"atrbench:{root}", agents=["reference"], out=tmp_path / "run"))
     episodes = [load_episode(p, all_tool_names()) for p in FIXTURES.glob("*/episodes/*.json")]
     test_ids = {s.session_id for ep in episodes for s in ep.test_sessions}
     traces = [f for f in (store.root / "cells").glob("*/*.jsonl") if f.stem in test_ids]

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from longview.kernel.agent import AssistantTurn, ToolCall
 from longview.kernel.models import register_script, unregister_script
-from longview.suites.atr import suite as atr
+from longview.harness import run as harness
+from longview.harness.options import RunConfig
 
 KEY = "sk-test-PLANTED-0123456789abcdef"
 
@@ -28,10 +29,10 @@ def test_planted_key_is_in_no_output(episodes, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     register_script("leaky", leaky)
     try:
-        opts = atr.RunOptions(dataset=str(episodes), models=["mock/leaky"], agents=[], out=tmp_path / "run",
-                              personas=1, max_turns=4, variants=["atr", "oracle_target"])
-        store, sc = atr.run(opts)
-        atr.write_json(sc, tmp_path / "out.json", store.manifest())
+        opts = RunConfig(suite="atr", dataset=str(episodes), models=["mock/leaky"], agents=[], out=tmp_path / "run",
+                              units=1, max_turns=4, variants=["atr", "oracle_target"])
+        store, sc = harness.run(opts)
+        harness.write_json(sc, tmp_path / "out.json", store.manifest())
     finally:
         unregister_script("leaky")
     files = [p for p in tmp_path.rglob("*") if p.is_file() and "eps" not in p.parts]

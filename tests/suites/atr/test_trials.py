@@ -8,10 +8,11 @@ import pytest
 
 from longview.domains.personal import all_tool_names, safe_fields
 from longview.kernel.agent import ToolCall
-from longview.suites.atr import suite as atr
+from longview.harness import run as harness
+from longview.harness.options import RunConfig
 from longview.suites.atr.dataset import load_episode
 from longview.suites.atr.records import CellRecord, TestRecord
-from longview.suites.atr.runner import Cell
+from longview.harness.suite import Cell
 from longview.suites.atr.scorecard import build_scorecard
 
 ROOT = Path(__file__).parents[2] / "fixtures/atrbench"
@@ -43,9 +44,9 @@ def test_trials_average_per_persona_and_give_pass_k():
 
 
 def test_trial_cells_have_distinct_keys_and_trial_zero_keeps_its_key(tmp_path):
-    assert Cell("a", "v", "p").key == "a__v__p" and Cell("a", "v", "p", 2).key == "a__v__p__t2"
-    opts = atr.RunOptions(dataset=f"atrbench:{ROOT}", agents=["ref:oracle"], trials=2, out=tmp_path / "r")
-    cells = atr.plan(opts, atr.load_dataset(opts.dataset))
+    assert Cell(agent="a", variant="v", unit="p").key == "a__v__p" and Cell(agent="a", variant="v", unit="p", trial=2).key == "a__v__p__t2"
+    opts = RunConfig(suite="atr", dataset=f"atrbench:{ROOT}", agents=["ref:oracle"], trials=2, out=tmp_path / "r")
+    cells = harness.prepare(opts).cells
     assert len(cells) == 4 and {c.trial for c in cells} == {0, 1}
-    store, sc = atr.run(opts)
+    store, sc = harness.run(opts)
     assert sc.rows[0].trials == 2 and sc.rows[0].tsacc_pass_k == {"1": 1.0, "2": 1.0}

@@ -176,6 +176,13 @@ class Dataset(BaseModel):
     sha256: str = Field(description="Hash of the episode files' bytes, in file-name order.")
     episodes: list[Episode] = Field(description="One episode per persona.")
 
+    def unit_ids(self) -> list[str]:
+        """Persona ids (the replication unit), sorted."""
+        return sorted(e.persona_id for e in self.episodes)
+
+    def episode(self, persona_id: str) -> Episode:
+        return next(e for e in self.episodes if e.persona_id == persona_id)
+
 
 def _check_refs(ep: Episode, known_tools: set[str], file: str) -> None:
     """Cross-record checks pydantic cannot do: tool names and rule ids exist."""

@@ -1,34 +1,30 @@
-"""The `atr` suite's entry points: datasets, the cell plan, running, and scoring a run directory.
-
-The CLI stays thin: it parses options into :class:`RunOptions` and calls :func:`run`.
-"""
+"""The `atr` suite as a harness plugin: ATRBench's ask-to-remember protocol (paper 000)."""
 
 from __future__ import annotations
 
-import asyncio
-import json
 from importlib import resources
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
-from longview import __version__
 from longview.domains.personal import all_tool_names, safe_fields
-from longview.kernel.errors import ConfigError
-from longview.kernel.models import GenParams
-from longview.kernel.models.usage import add_summaries
-from longview.kernel.runstore import DatasetInfo, Manifest, RunStore, atomic_write, config_hash
-from longview.kernel.session import DEFAULT_MAX_TURNS
-from longview.suites.atr.agents import REFERENCE_AGENTS
-from longview.suites.atr.dataset import Dataset, Episode, load_dir
+from longview.harness.context import CellContext
+from longview.harness.roles import Roles
+from longview.harness.scorecard import MetricInfo
+from longview.harness.suite import Cell, RoleSpec, Suite
+from longview.kernel.agent import Agent
+from longview.suites.atr.agents import REFERENCE_AGENTS, make_reference_agent
+from longview.suites.atr.dataset import Dataset, load_dir
 from longview.suites.atr.records import CellRecord
-from longview.suites.atr.runner import Cell, CellRunner, Scaffold, run_cells
-from longview.suites.atr.roles import Models
+from longview.suites.atr.runner import Scaffold, run_cell, scaffold_for
 from longview.suites.atr.scorecard import Scorecard, build_scorecard
-from longview.suites.atr.variants import MAIN_VARIANTS, get_variant, prompt_hashes
+from longview.suites.atr.variants import MAIN_VARIANTS, VARIANTS, get_variant, prompt_hashes
 
-SUITE = "atr"
+if TYPE_CHECKING:
+    import typer
+    from rich.table import Table
+
 BUILTIN = "builtin"
 
 
@@ -43,185 +39,91 @@ def load_dataset(spec: str) -> Dataset:
     if spec.startswith("atrbench:"):
         from longview.suites.atr.importer import load_atrbench
 
-        return load_atrbench(Path(spec.split(":", 1)[1]))
+        return load_atrbench(Path(spec.split(":", 1)[1]).expanduser())
     return load_dir(Path(spec), spec, all_tool_names())
 
 
-class RunOptions(BaseModel):
-    """Everything a user chooses for one `longview run atr`."""
-
-    agents: list[str] | None = Field(
-        default=None, description="Reference agents to evaluate; None = all three unless models are given."
+class ATRSuite(Suite):
+    name = "atr"
+    summary = "ask-to-remember (paper 000, ATRBench): does the agent ask now for a standing rule a later session needs?"
+    roles = (
+        RoleSpec(name="user", description="words the simulated user's replies", embedded="scripted-user"),
+        RoleSpec(name="router", description="decides whether a user-facing message asks a standing-rule question",
+                 embedded="keyword-router"),
+        RoleSpec(name="classifier", description="maps a standing-rule question to the rule it asks about",
+                 embedded="topic-classifier"),
     )
-    variants: list[str] = Field(default_factory=list, description="Variants; empty = each agent's default.")
-    dataset: str = Field(default=BUILTIN, description="Dataset spec.")
-    personas: int | None = Field(default=None, description="Use only the first N personas.")
-    seed: int = Field(default=0, description="Seed for bootstrap CIs and model trials.")
-    trials: int = Field(default=1, ge=1, description="Repetitions of every cell (model sampling differs per trial).")
-    max_turns: int = Field(default=DEFAULT_MAX_TURNS, description="Assistant-turn cap per session.")
-    out: Path | None = Field(default=None, description="Run directory.")
-    resume: bool = Field(default=False, description="Skip finished cells of an existing run.")
-    force: bool = Field(default=False, description="Replace an existing run directory.")
-    max_concurrency: int = Field(default=4, description="Cells run at once.")
-    models: list[str] = Field(default_factory=list, description="Models under test (provider/model).")
-    user_model: str | None = Field(default=None, description="User-simulator wording model; None = embedded.")
-    router_model: str | None = Field(default=None, description="Router model; None = embedded.")
-    classifier_model: str | None = Field(default=None, description="Classifier model; None = embedded.")
-    api_base: str | None = Field(default=None, description="Endpoint for every model role (vLLM, Ollama...).")
-    role_params: dict[str, GenParams] = Field(
-        default_factory=dict,
-        description="Generation parameters per role (agent, user, router, classifier); scaffold roles "
-        "default to temperature 0, the agent to the provider's defaults.",
-    )
-    no_cache: bool = Field(default=False, description="Bypass the disk response cache.")
-    max_attempts: int = Field(default=6, ge=1, description="Attempts per model call before the cell aborts.")
-    retry_base_delay: float = Field(default=1.0, ge=0, description="First backoff delay in seconds (doubles, jittered).")
-    cache_dir: Path | None = Field(default=None, description="Response cache folder.")
-
-
-def expand_agents(agents: list[str]) -> list[str]:
-    out: list[str] = []
-    for a in agents:
-        for name in (list(REFERENCE_AGENTS) if a == "reference" else [a]):
-            if name not in out:
-                out.append(name)
-    for a in out:
-        if a.startswith("ref:") and a not in REFERENCE_AGENTS:
-            raise ConfigError(f"unknown agent '{a}'; reference agents are {', '.join(REFERENCE_AGENTS)}")
-        if not a.startswith("ref:"):
-            raise ConfigError(f"unknown agent '{a}'; reference agents are {', '.join(REFERENCE_AGENTS)} (model agents need --model)")
-    return out
-
-
-def agents_of(opts: RunOptions) -> list[str]:
-    """Reference agents asked for, then models; models alone run without reference agents."""
-    asked = opts.agents if opts.agents is not None else ([] if opts.models else ["reference"])
-    refs = expand_agents(asked)
-    for m in opts.models:
-        if "/" not in m:
-            raise ConfigError(f"--model '{m}': expected provider/model, e.g. openai/gpt-5.4 or ollama/qwen3")
-    return refs + [m for m in opts.models if m not in refs]
-
-
-def plan(opts: RunOptions, dataset: Dataset) -> list[Cell]:
-    """The cells of a run: agent x variant x persona."""
-    for v in opts.variants:
-        get_variant(v)
-    episodes = _select(dataset, opts.personas)
-    cells = []
-    for agent in agents_of(opts):
-        variants = opts.variants or ([REFERENCE_AGENTS[agent]] if agent in REFERENCE_AGENTS else MAIN_VARIANTS)
-        cells += [Cell(agent, v, ep.persona_id, t) for v in variants for ep in episodes for t in range(opts.trials)]
-    return cells
-
-
-def _select(dataset: Dataset, n: int | None) -> list[Episode]:
-    eps = sorted(dataset.episodes, key=lambda e: e.persona_id)
-    if n is not None:
-        if n < 1:
-            raise ConfigError(f"--personas must be at least 1, got {n}")
-        eps = eps[:n]
-    return eps
-
-
-def manifest_for(opts: RunOptions, dataset: Dataset, cells: list[Cell], scaffold: Scaffold) -> Manifest:
-    config = {
-        "suite": SUITE,
-        "dataset_sha256": dataset.sha256,
-        "cells": sorted(c.key for c in cells),
-        "seed": opts.seed,
-        "max_turns": opts.max_turns,
-        "components": scaffold.names(),
-        "prompts": prompt_hashes(),
-        "models": {"agents": opts.models, "user": opts.user_model, "router": opts.router_model,
-                   "classifier": opts.classifier_model},
-        "role_params": {k: v.model_dump() for k, v in sorted(opts.role_params.items())},
-        "package_version": __version__,
+    reference_agents = dict(REFERENCE_AGENTS)
+    variants = {
+        "default": "no standing-rule instructions (the rule-blind baseline)",
+        "atr": "the agent is told what a standing rule is and invited to ask for them",
+        "always_ask": "the agent is told to ask about standing rules in every learning session",
+        "oracle_target": "no learning; the test-bound rule's answer is in the context",
+        "oracle_full": "no learning; every rule's answer is in the context",
     }
-    personas = len({c.persona_id for c in cells})
-    return Manifest(
-        suite=SUITE,
-        dataset=DatasetInfo(name=dataset.name, sha256=dataset.sha256, personas=personas),
-        config=config,
-        config_hash=config_hash(config),
-        components={**scaffold.names(), "agents": ", ".join(sorted({c.agent for c in cells}))},
-        prompts=prompt_hashes(),
-    )
-
-
-def default_out(manifest: Manifest) -> Path:
-    return Path("runs") / f"{SUITE}-{manifest.config_hash[:10]}"
-
-
-def run(
-    opts: RunOptions,
-    *,
-    on_start: Callable[[int, int], None] = lambda cells, sessions: None,
-    on_session: Callable[[], None] = lambda: None,
-    on_cell: Callable[[Cell, CellRecord], None] = lambda c, r: None,
-) -> tuple[RunStore, Scorecard]:
-    """Plan, run the unfinished cells, score, and write the scorecard into the run directory.
-
-    The dataset is fully validated before anything is written.
-    """
-    dataset = load_dataset(opts.dataset)
-    cells = plan(opts, dataset)
-    models = Models(opts)
-    models.validate()
-    scaffold = models.scaffold()
-    manifest = manifest_for(opts, dataset, cells, scaffold)
-    # The default folder is named by the config hash, so finding it means the same run: continue it.
-    store = RunStore(opts.out or default_out(manifest))
-    store.open(manifest, resume=opts.resume or opts.out is None, force=opts.force)
-    previous_usage = store.previous_usage
-    episodes = {e.persona_id: e for e in dataset.episodes}
-    todo = [c for c in cells if not store.is_done(c.key)]
-    on_start(len(todo), sum(_sessions(episodes[c.persona_id], c.variant) for c in todo))
-    runner = CellRunner(store=store, scaffold=scaffold, make_agent=models.agent, episodes=episodes,
-                        max_turns=opts.max_turns, on_session=on_session)
-    try:
-        asyncio.run(run_cells(runner, cells, opts.max_concurrency, on_cell))
-    finally:  # usage goes into the manifest even if the run stops early; resumes add up
-        manifest.usage = add_summaries(previous_usage, models.ledger.summary().model_dump())
-        store.write_manifest(manifest)
-    return store, score(store, dataset)
-
-
-def _sessions(ep: Episode, variant: str) -> int:
-    return len(ep.test_sessions) + (len(ep.learning_sessions) if get_variant(variant).learning else 0)
-
-
-def score(store: RunStore, dataset: Dataset | None = None) -> Scorecard:
-    """Score every finished cell of a run directory and write ``scorecard.json`` there."""
-    manifest = store.manifest()
-    if dataset is None:
-        dataset = load_dataset(manifest.dataset.name)
-    if dataset.sha256 != manifest.dataset.sha256:
-        raise ConfigError(
-            f"{store.root}: dataset '{manifest.dataset.name}' changed since the run (sha256 "
-            f"{manifest.dataset.sha256[:12]} -> {dataset.sha256[:12]})"
-        )
-    cells = [CellRecord.model_validate_json(t) for t in store.results()]
-    personas = {c.persona_id for c in cells}
-    episodes = {e.persona_id: e for e in dataset.episodes if e.persona_id in personas}
-    sc = build_scorecard(cells, episodes, dataset.name, dataset.sha256, safe_fields, seed=manifest.config["seed"])
-    store.write_json("scorecard.json", scorecard_json(sc, manifest))
-    return sc
-
-
-def scorecard_json(sc: Scorecard, manifest: Manifest) -> dict:
-    """The scorecard plus what makes it comparable: versions, config hash, seed, components."""
-    data = sc.to_json_dict()
-    data["run"] = {
-        "package_version": manifest.package_version,
-        "git_commit": manifest.git_commit,
-        "config_hash": manifest.config_hash,
-        "seed": manifest.config.get("seed"),
-        "components": manifest.components,
-        "prompts_sha256": config_hash(manifest.prompts),
+    model_variants = tuple(MAIN_VARIANTS)
+    datasets = {
+        "builtin": "20 generated personas shipped with longview",
+        "PATH": "a folder of ATRBench-format episode JSON files",
+        "atrbench:PATH": "the released ATRBench data (data/personas/*/episodes)",
     }
-    return data
 
+    def load_dataset(self, spec: str, options: BaseModel) -> Dataset:
+        return load_dataset(spec)
 
-def write_json(sc: Scorecard, path: Path, manifest: Manifest) -> None:
-    atomic_write(path, json.dumps(scorecard_json(sc, manifest), indent=2))
+    def reference_agent(self, name: str, dataset: Any, unit: str) -> Agent:
+        return make_reference_agent(name, dataset.episode(unit))
+
+    def components(self, roles: Roles, options: BaseModel) -> Scaffold:
+        return scaffold_for(roles)
+
+    def component_names(self, components: Scaffold) -> dict[str, str]:
+        return components.names()
+
+    def sessions(self, cell: Cell, dataset: Any, options: BaseModel) -> int:
+        ep = dataset.episode(cell.unit)
+        return len(ep.test_sessions) + (len(ep.learning_sessions) if get_variant(cell.variant).learning else 0)
+
+    async def run_cell(self, ctx: CellContext) -> CellRecord:
+        return await run_cell(ctx, ctx.dataset.episode(ctx.cell.unit))  # type: ignore[attr-defined]
+
+    def score(self, results: list[str], dataset: Any, options: BaseModel, seed: int) -> Scorecard:
+        cells = [CellRecord.model_validate_json(t) for t in results]
+        personas = {c.persona_id for c in cells}
+        episodes = {e.persona_id: e for e in dataset.episodes if e.persona_id in personas}
+        return build_scorecard(cells, episodes, dataset.name, dataset.sha256, safe_fields, seed=seed)
+
+    def metric_info(self, components: dict[str, str]) -> dict[str, MetricInfo]:
+        learn = f"{components.get('router', '?')} + {components.get('classifier', '?')}"
+        return {
+            "tsacc": MetricInfo(description="test sessions whose tool calls match the rule-aware action (App. D.2)",
+                                kind="deterministic"),
+            "rule_ask": MetricInfo(description="Router-positive asks per learning session", kind="judged",
+                                   by=components.get("router", "")),
+            "rule_cov": MetricInfo(description="share of the rule pool the Classifier hit in learning", kind="judged",
+                                   by=learn),
+            "acq_prec": MetricInfo(description="share of asks the Classifier mapped to a rule", kind="judged", by=learn),
+            "applied_rate": MetricInfo(description="test pass rate over acquired, learnable rules", kind="judged",
+                                       by=learn),
+        }
+
+    def tables(self, scorecard: Scorecard) -> list[Table]:
+        from longview.suites.atr.report import breakdown_table, paper_table, scorecard_table
+
+        out = [scorecard_table(scorecard)]
+        if any(not r.agent.startswith("ref:") for r in scorecard.rows):
+            out.append(paper_table(scorecard))
+        return out + [breakdown_table(scorecard)]
+
+    def prompts(self) -> dict[str, str]:
+        return prompt_hashes()
+
+    def commands(self) -> typer.Typer:
+        from longview.suites.atr.commands import app
+
+        return app
+
+    def estimate(self, cells: list[Cell], dataset: Any, roles: Roles, options: BaseModel) -> dict[str, tuple[int, int]]:
+        from longview.suites.atr.estimate import estimate
+
+        return estimate(cells, dataset, roles)

@@ -1,0 +1,43 @@
+"""The unit of work a run tracks (a cell), what a suite's dataset and cell result must offer."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Dataset(Protocol):
+    """What the harness needs of a loaded, validated dataset."""
+
+    name: str  # the spec it was loaded from: builtin, a path, importer:PATH
+    sha256: str  # hash of its content; a run refuses to re-score a changed dataset
+
+    def unit_ids(self) -> list[str]:
+        """Replication units (personas, users, scenarios), in a stable order."""
+        ...
+
+
+class Cell(BaseModel):
+    """One unit of work the run store tracks: agent x variant x unit x trial."""
+
+    model_config = ConfigDict(frozen=True)
+
+    agent: str = Field(description="Reference agent (ref:...) or model string (provider/model).")
+    variant: str = Field(description="Variant or condition.")
+    unit: str = Field(description="Replication unit id (persona, user, scenario).")
+    trial: int = Field(default=0, description="Trial index, 0-based.")
+
+    @property
+    def key(self) -> str:
+        base = f"{self.agent}__{self.variant}__{self.unit}"
+        return f"{base}__t{self.trial}" if self.trial else base
+
+
+class CellResult(Protocol):
+    """What ``run_cell`` returns: a pydantic model written as the cell's completion marker."""
+
+    status: str  # "complete" or "aborted"; aborted cells are never scored
+    abort_reason: str | None
+
+    def model_dump_json(self, **kw: Any) -> str: ...

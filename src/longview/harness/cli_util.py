@@ -1,0 +1,19 @@
+"""What every command prints through: one console for tables, one for errors, one way to fail."""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+from rich.console import Console
+from rich.text import Text
+
+# Tables need room: outside a terminal (pipes, CI logs) rich would wrap at 80 columns.
+console = Console(width=None if sys.stdout.isatty() else 180)
+err = Console(stderr=True, soft_wrap=True)  # never break a file path across lines
+
+
+def fail(e: Exception) -> NoReturn:
+    """One clear message and exit code 2: the user's input or configuration is wrong."""
+    err.print(Text.assemble(("error: ", "bold red"), str(e)), highlight=False)
+    raise SystemExit(2)

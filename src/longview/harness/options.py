@@ -1,0 +1,39 @@
+"""The options every suite's run shares (the CLI declares them once), as one validated model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from longview.kernel.models import GenParams
+from longview.kernel.session import DEFAULT_MAX_TURNS
+
+
+class RunConfig(BaseModel):
+    """Everything a user chooses for one `longview run SUITE`."""
+
+    suite: str = Field(description="Registered suite name.")
+    agents: list[str] | None = Field(
+        default=None, description="Reference agents; None = all of the suite's unless models are given."
+    )
+    variants: list[str] = Field(default_factory=list, description="Variants; empty = each agent's default.")
+    dataset: str = Field(default="builtin", description="Dataset spec (builtin, a folder, importer:PATH).")
+    units: int | None = Field(default=None, description="Use only the first N units (personas, users...).")
+    seed: int = Field(default=0, description="Seed for bootstrap CIs and model trials.")
+    trials: int = Field(default=1, ge=1, description="Repetitions of every cell.")
+    max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, description="Assistant-turn cap per session.")
+    out: Path | None = Field(default=None, description="Run directory (default runs/<suite>-<config hash>).")
+    resume: bool = Field(default=False, description="Skip finished cells of an existing run.")
+    force: bool = Field(default=False, description="Replace what longview wrote in an existing run directory.")
+    max_concurrency: int = Field(default=4, ge=1, description="Sessions in flight across the run.")
+    models: list[str] = Field(default_factory=list, description="Models under test (provider/model).")
+    role_models: dict[str, str] = Field(default_factory=dict, description="Suite role -> model; others embedded.")
+    api_base: str | None = Field(default=None, description="Endpoint for every model role (vLLM, Ollama...).")
+    role_params: dict[str, GenParams] = Field(default_factory=dict, description="Generation parameters per role.")
+    no_cache: bool = Field(default=False, description="Bypass the disk response cache.")
+    max_attempts: int = Field(default=6, ge=1, description="Attempts per model call before the cell aborts.")
+    retry_base_delay: float = Field(default=1.0, ge=0, description="First backoff delay in seconds (doubles, jittered).")
+    cache_dir: Path | None = Field(default=None, description="Response cache folder.")
+    suite_options: dict[str, Any] = Field(default_factory=dict, description="Suite-only options (-S key=value).")

@@ -1,0 +1,270 @@
+"""One run of any suite: load and validate the dataset → plan cells → validate models → manifest →
+run store → run the unfinished cells (sessions bounded across the run) → usage into the manifest
+→ score → scorecard JSON. Nothing is written before the dataset and the models are validated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from longview import __version__
+from longview.harness import registry
+from longview.harness.context import CellContext
+from longview.harness.options import RunConfig
+from longview.harness.roles import AGENT, Roles
+from longview.harness.cell import Cell, CellResult, Dataset
+from longview.harness.suite import Suite
+from longview.kernel.errors import CellAborted, ConfigError
+from longview.kernel.models.client import split_model
+from longview.kernel.models.usage import add_summaries
+from longview.kernel.runstore import DatasetInfo, Manifest, RunStore, atomic_write, config_hash
+
+REFERENCE = "reference"  # --agent reference: every reference agent of the suite
+
+
+class AbortedCell(BaseModel):
+    """The completion marker of a cell whose run_cell raised CellAborted: recorded, never scored."""
+
+    agent: str
+    variant: str
+    unit: str
+    trial: int = 0
+    status: str = "aborted"
+    abort_reason: str | None = None
+
+
+def suite_options(suite: Suite, raw: dict[str, Any]) -> BaseModel:
+    """The suite's typed options from ``-S key=value`` pairs (values already JSON-decoded)."""
+    try:
+        return suite.Options.model_validate(raw)
+    except ValidationError as e:
+        err = e.errors()[0]
+        field = ".".join(str(x) for x in err["loc"]) or "<root>"
+        raise ConfigError(f"-S {field}: {err['msg']} (suite '{suite.name}' options: "
+                          f"{', '.join(suite.Options.model_fields) or 'none'})") from None
+
+
+def agents_of(suite: Suite, cfg: RunConfig) -> list[str]:
+    """Reference agents asked for, then models; models alone run without reference agents."""
+    asked = cfg.agents if cfg.agents is not None else ([] if cfg.models else [REFERENCE])
+    refs: list[str] = []
+    for a in asked:
+        for name in (list(suite.reference_agents) if a == REFERENCE else [a]):
+            if name not in refs:
+                refs.append(name)
+    known = ", ".join(suite.reference_agents)
+    for a in refs:
+        if a not in suite.reference_agents:
+            hint = "" if a.startswith("ref:") else " (model agents need --model)"
+            raise ConfigError(f"unknown agent '{a}' for suite '{suite.name}'; reference agents are {known}{hint}")
+    for m in cfg.models:
+        if "/" not in m:
+            raise ConfigError(f"--model '{m}': expected provider/model, e.g. openai/gpt-5.4 or ollama/qwen3")
+    return refs + [m for m in cfg.models if m not in refs]
+
+
+def plan(suite: Suite, cfg: RunConfig, dataset: Dataset) -> list[Cell]:
+    """The cells of a run: agent x variant x unit x trial."""
+    for v in cfg.variants:
+        if v not in suite.variants:
+            raise ConfigError(f"unknown variant '{v}' for suite '{suite.name}'; expected one of {', '.join(suite.variants)}")
+    units = list(dataset.unit_ids())
+    if cfg.units is not None:
+        if cfg.units < 1:
+            raise ConfigError(f"--personas/--units must be at least 1, got {cfg.units}")
+        units = units[: cfg.units]
+    cells: list[Cell] = []
+    for agent in agents_of(suite, cfg):
+        variants = cfg.variants or (
+            [suite.reference_agents[agent]] if agent in suite.reference_agents else list(suite.model_variants)
+        )
+        cells += [Cell(agent=agent, variant=v, unit=u, trial=t) for v in variants for u in units for t in range(cfg.trials)]
+    return cells
+
+
+def roles_of(suite: Suite, cfg: RunConfig) -> Roles:
+    known = {r.name for r in suite.roles}
+    for role in cfg.role_models:
+        if role not in known:
+            raise ConfigError(f"suite '{suite.name}' has no role '{role}'; its roles: {', '.join(sorted(known)) or 'none'}")
+    for role in cfg.role_params:
+        if role != AGENT and role not in known:
+            raise ConfigError(f"--param: suite '{suite.name}' has no role '{role}'; roles: agent, {', '.join(sorted(known))}")
+    return Roles(cfg.role_models, cfg.role_params, api_base=cfg.api_base, no_cache=cfg.no_cache,
+                 cache_dir=cfg.cache_dir, max_attempts=cfg.max_attempts, retry_base_delay=cfg.retry_base_delay,
+                 seed=cfg.seed)
+
+
+@dataclass
+class Prepared:
+    """A validated run, before anything is written."""
+
+    suite: Suite
+    cfg: RunConfig
+    options: BaseModel
+    dataset: Dataset
+    cells: list[Cell]
+    roles: Roles
+    components: Any
+    manifest: Manifest
+
+
+def prepare(cfg: RunConfig, *, dry_run: bool = False) -> Prepared:
+    """Validate everything (dataset, plan, options, models) before anything is written. A dry run
+    checks model strings' providers only, so a plan can be priced before any key is set."""
+    suite = registry.load(cfg.suite)
+    options = suite_options(suite, cfg.suite_options)
+    dataset = suite.load_dataset(cfg.dataset, options)
+    cells = plan(suite, cfg, dataset)
+    roles = roles_of(suite, cfg)
+    if dry_run:
+        for m in [*cfg.models, *cfg.role_models.values()]:
+            split_model(m)
+    else:
+        roles.validate(cfg.models)
+    # A dry run builds no component: model-backed ones would need their keys.
+    components = None if dry_run else suite.components(roles, options)
+    names = {} if dry_run else suite.component_names(components)
+    prompts = suite.prompts()
+    config = {
+        "suite": suite.name,
+        "dataset_sha256": dataset.sha256,
+        "cells": sorted(c.key for c in cells),
+        "seed": cfg.seed,
+        "max_turns": cfg.max_turns,
+        "components": names,
+        "prompts": prompts,
+        "models": {"agents": cfg.models, **{r.name: cfg.role_models.get(r.name) for r in suite.roles}},
+        "role_params": {k: v.model_dump() for k, v in sorted(cfg.role_params.items())},
+        "options": options.model_dump(mode="json"),
+        "package_version": __version__,
+    }
+    manifest = Manifest(
+        suite=suite.name,
+        dataset=DatasetInfo(name=dataset.name, sha256=dataset.sha256, personas=len({c.unit for c in cells})),
+        config=config,
+        config_hash=config_hash(config),
+        components={**names, "agents": ", ".join(sorted({c.agent for c in cells}))},
+        prompts=prompts,
+    )
+    return Prepared(suite, cfg, options, dataset, cells, roles, components, manifest)
+
+
+def default_out(manifest: Manifest) -> Path:
+    return Path("runs") / f"{manifest.suite}-{manifest.config_hash[:10]}"
+
+
+def make_agent(p: Prepared, cell: Cell):
+    if cell.agent in p.suite.reference_agents:
+        return p.suite.reference_agent(cell.agent, p.dataset, cell.unit)
+    from longview.agents.llm import LLMAgent
+
+    client = p.roles.client(AGENT, cell.agent)
+    return LLMAgent(client, p.roles.params(AGENT), name=cell.agent, trial=p.roles.trial_key(cell.trial))
+
+
+async def _run_cells(
+    p: Prepared, store: RunStore, todo: list[Cell], on_session: Callable[[], None],
+    on_cell: Callable[[Cell, CellResult], None],
+) -> None:
+    slots = asyncio.Semaphore(p.cfg.max_concurrency)  # sessions in flight, across the run
+    cell_slots = asyncio.Semaphore(p.cfg.max_concurrency)  # cells in flight: finished cells land early
+
+    async def one(cell: Cell) -> None:
+        async with cell_slots:
+            folder = store.start_cell(cell.key)
+            ctx = CellContext(cell=cell, dataset=p.dataset, options=p.options, agent=make_agent(p, cell),
+                              components=p.components, roles=p.roles, folder=folder, seed=p.cfg.seed,
+                              max_turns=p.cfg.max_turns, slots=slots, on_session=on_session)
+            try:
+                result: CellResult = await p.suite.run_cell(ctx)
+            except CellAborted as e:
+                result = AbortedCell(agent=cell.agent, variant=cell.variant, unit=cell.unit, trial=cell.trial,
+                                     abort_reason=e.reason)
+            store.finish_cell(cell.key, result)  # type: ignore[arg-type]
+            on_cell(cell, result)
+
+    try:
+        await asyncio.gather(*(one(c) for c in todo))
+    finally:
+        await p.roles.aclose()
+
+
+def run(
+    cfg: RunConfig,
+    *,
+    on_start: Callable[[int, int], None] = lambda cells, sessions: None,
+    on_session: Callable[[], None] = lambda: None,
+    on_cell: Callable[[Cell, CellResult], None] = lambda c, r: None,
+    prepared: Prepared | None = None,
+) -> tuple[RunStore, Any]:
+    """Plan, run the unfinished cells, score, and write the scorecard into the run directory."""
+    p = prepared or prepare(cfg)
+    # The default folder is named by the config hash, so finding it means the same run: continue it.
+    store = RunStore(cfg.out or default_out(p.manifest))
+    store.open(p.manifest, resume=cfg.resume or cfg.out is None, force=cfg.force)
+    previous_usage = store.previous_usage
+    sessions = {c: p.suite.sessions(c, p.dataset, p.options) for c in p.cells}
+    # Longest cells first: the sweep's tail is then made of short cells.
+    todo = sorted((c for c in p.cells if not store.is_done(c.key)), key=lambda c: -sessions[c])
+    on_start(len(todo), sum(sessions[c] for c in todo))
+    try:
+        asyncio.run(_run_cells(p, store, todo, on_session, on_cell))
+    finally:  # usage goes into the manifest even if the run stops early; resumes add up
+        p.manifest.usage = add_summaries(previous_usage, p.roles.ledger.summary().model_dump())
+        store.write_manifest(p.manifest)
+    return store, score(store, p.suite, p.dataset, p.options)
+
+
+def score(store: RunStore, suite: Suite | None = None, dataset: Dataset | None = None,
+          options: BaseModel | None = None) -> Any:
+    """Score every finished cell of a run directory and write ``scorecard.json`` there."""
+    manifest = store.manifest()
+    suite = suite or registry.load(manifest.suite)
+    if options is None:
+        options = suite_options(suite, manifest.config.get("options", {}))
+    if dataset is None:
+        dataset = suite.load_dataset(manifest.dataset.name, options)
+    if dataset.sha256 != manifest.dataset.sha256:
+        raise ConfigError(
+            f"{store.root}: dataset '{manifest.dataset.name}' changed since the run (sha256 "
+            f"{manifest.dataset.sha256[:12]} -> {dataset.sha256[:12]})"
+        )
+    sc = suite.score(store.results(), dataset, options, manifest.config.get("seed", 0))
+    store.write_json("scorecard.json", scorecard_json(sc, manifest, suite))
+    return sc
+
+
+def scorecard_json(sc: Any, manifest: Manifest, suite: Suite | None = None) -> dict:
+    """The suite's scorecard in the common shape, plus what makes it comparable: versions, config
+    hash, seed, components, prompt hashes."""
+    data = sc.to_json_dict()
+    data.setdefault("suite", manifest.suite)
+    ds = data.setdefault("dataset", {})
+    ds.setdefault("units", ds.get("personas", manifest.dataset.personas))
+    for row in data.get("rows", []):
+        row.setdefault("n", row.get("n_personas", 0))
+    if not data.get("metrics") and suite is not None:
+        info = suite.metric_info(manifest.components)
+        if info:
+            data["metrics"] = {k: v.model_dump() for k, v in info.items()}
+    data["run"] = {
+        "package_version": manifest.package_version,
+        "git_commit": manifest.git_commit,
+        "config_hash": manifest.config_hash,
+        "seed": manifest.config.get("seed"),
+        "components": manifest.components,
+        "prompts_sha256": config_hash(manifest.prompts),
+    }
+    return data
+
+
+def write_json(sc: Any, path: Path, manifest: Manifest, suite: Suite | None = None) -> None:
+    atomic_write(path, json.dumps(scorecard_json(sc, manifest, suite), indent=2))

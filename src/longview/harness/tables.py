@@ -1,0 +1,69 @@
+"""Suite-independent terminal tables: a scorecard's rows, the dry-run plan, model usage per role."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+
+NA = "–"
+
+
+def fmt_ci(x: float | None, ci: Any) -> str:
+    """'0.97 [0.94, 0.99]', the bare value without an interval, '–' when undefined."""
+    if x is None:
+        return NA
+    return f"{x:.2f}" if not ci else f"{x:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+def rows_table(sc: Any) -> Table:
+    """Every (agent, variant) row with each metric and its interval."""
+    data = sc.to_json_dict()
+    rows = data["rows"]
+    names = list(dict.fromkeys(k for r in rows for k in r["metrics"]))
+    t = Table(title=f"{data['suite']} scorecard · {data['dataset']['name']} ({data['dataset'].get('units', '?')} units, unit-macro, 95% CI)")
+    t.add_column("Agent")
+    t.add_column("Variant")
+    t.add_column("N", justify="right")
+    for n in names:
+        t.add_column(n, justify="right")
+    for r in rows:
+        n = str(r.get("n", r.get("n_personas", 0))) + (f" (+{r['n_aborted']} aborted)" if r.get("n_aborted") else "")
+        t.add_row(r["agent"], r["variant"], n, *[fmt_ci(r["metrics"].get(k), (r.get("ci95") or {}).get(k)) for k in names])
+    return t
+
+
+def plan_table(suite: str, cells: list[Any], estimate: dict[str, tuple[int, int]], model_roles: bool) -> Table:
+    """--dry-run: cells per (agent, variant) and estimated calls and input tokens per role."""
+    units = len({c.unit for c in cells})
+    t = Table(title=f"Dry run · {suite}: {len(cells)} cells over {units} units (nothing is called)")
+    t.add_column("agent")
+    t.add_column("variant")
+    t.add_column("cells", justify="right")
+    counts: dict[tuple[str, str], int] = {}
+    for c in cells:
+        counts[(c.agent, c.variant)] = counts.get((c.agent, c.variant), 0) + 1
+    for (a, v), n in counts.items():
+        t.add_row(a, v, str(n))
+    for role, (calls, tokens) in estimate.items():
+        t.add_row(f"estimate · {role}", f"~{calls} calls", f"~{tokens / 1e6:.2f}M input tokens")
+    if not estimate:
+        t.add_row("estimate", "no model calls" if not model_roles else "no estimate for this suite", "")
+    return t
+
+
+def usage_table(usage: dict[str, Any]) -> Table:
+    """Token, cached-token and cost accounting per role (the manifest's `usage` block)."""
+    t = Table(title="Model usage (all invocations of this run)")
+    for col in ("role", "calls", "cache hits", "input tok", "cached tok", "cached share", "output tok", "cost USD"):
+        t.add_column(col, justify="left" if col == "role" else "right")
+    rows = dict(usage.get("roles", {}))
+    if usage.get("total"):
+        rows["total"] = usage["total"]
+    for role, u in rows.items():
+        inp = u.get("input_tokens", 0)
+        share = u.get("cached_tokens", 0) / inp if inp else 0.0
+        cost = f"{u.get('cost_usd', 0.0):.4f}" + ("" if u.get("cost_known", True) else " (unpriced)")
+        t.add_row(role, str(u.get("calls", 0)), str(u.get("cache_hits", 0)), str(inp), str(u.get("cached_tokens", 0)),
+                  f"{share:.0%}", str(u.get("output_tokens", 0)), cost)
+    return t
