@@ -1,0 +1,5 @@
+"""`python -m longview` is the `longview` command."""
+
+from longview.cli import main
+
+main()
