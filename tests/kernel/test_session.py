@@ -134,3 +134,22 @@ def test_unparseable_arguments_come_back_as_a_clear_error():
                     AssistantTurn(tool_calls=[call("finish", 1)])])
     out, _ = run(agent, Proto())
     assert "not valid JSON: {item: oops" in out.messages[1].content
+
+
+def test_a_session_can_start_from_an_event_not_a_user_message(tmp_path):
+    from datetime import datetime
+
+    from longview.kernel.agent import Message
+    from longview.kernel.clock import SimClock
+
+    agent = Script([AssistantTurn(tool_calls=[call("finish", 0)])])
+    trace = TraceWriter(tmp_path / "s.jsonl", "s1")
+    wake = Message(role="user", content="[wake-up 07:00] check the overnight job")
+    out = asyncio.run(run_session(agent, Shelf(), Proto(), system="sys", opening=[wake], session_id="s1", phase="day",
+                                  trace=trace, clock=SimClock(datetime(2026, 3, 1, 7, 0)), trigger="wakeup"))
+    trace.close()
+    events = read_trace(tmp_path / "s.jsonl")
+    assert [e.type for e in events][:2] == ["session_start", "activation"]
+    assert events[1].data == {"trigger": "wakeup", "text": wake.content} and events[1].clock == "2026-03-01T07:00:00"
+    assert not any(e.type == "user_message" for e in events)  # nobody said anything
+    assert agent.observations[0].messages == [wake] and out.termination is TerminationReason.AGENT_FINISH

@@ -23,6 +23,8 @@ def trace_lines(events: list[TraceEvent], width: int = 160) -> list[str]:
         d = e.data
         if e.type == "session_start":
             out.append(f"{t}session {e.session_id} · phase {d.get('phase')} · agent {d.get('agent')}")
+        elif e.type == "activation":
+            out.append(f"{t}woken by {d.get('trigger')}: {_short(d.get('text'), width)}")
         elif e.type == "user_message":
             out.append(f"{t}user: {_short(d.get('text'), width)}")
         elif e.type == "assistant_turn":

@@ -103,11 +103,17 @@ async def run_session(
     trace: TraceWriter,
     max_turns: int = DEFAULT_MAX_TURNS,
     clock: SimClock | None = None,
+    trigger: str = "user",
 ) -> SessionOutcome:
     """Run one session to its end and return the outcome; the trace gets every step.
 
     With a simulated ``clock``, the trace is stamped with it and each assistant turn advances it
     by :data:`TURN_DURATION`; wall time is never read.
+
+    ``trigger`` says what opened the session: ``"user"`` (the opening messages are the user's) or
+    anything else — an event such as ``"notification"`` or ``"wakeup"`` — in which case the opening
+    messages are what the agent is woken with and are traced as ``activation`` events, not as
+    something the user said.
     """
     if clock is not None:
         trace.clock = lambda: clock.now().isoformat()
@@ -118,7 +124,10 @@ async def run_session(
     batches: list[list[ToolCall]] = []
     trace.emit("session_start", phase=phase, agent=agent.name, tools=[s["function"]["name"] for s in schemas])
     for m in opening:
-        trace.emit("user_message", text=m.content)
+        if trigger == "user":
+            trace.emit("user_message", text=m.content)
+        else:
+            trace.emit("activation", trigger=trigger, text=m.content)
 
     def observe(*extra: Message) -> Observation:
         return Observation(system=system, messages=messages + list(extra), tools=schemas, session_id=session_id, phase=phase)
