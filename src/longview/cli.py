@@ -47,6 +47,8 @@ COMMON: list[tuple[list[str], dict[str, Any]]] = [
     (["--no-cache"], dict(is_flag=True, help="Do not read or write the disk response cache.")),
     (["--max-attempts"], dict(type=int, default=6, show_default=True, help="Attempts per model call before its cell is recorded as aborted.")),
     (["-S", "--suite-option", "suite_option"], dict(multiple=True, help="Suite option KEY=VALUE (see below). Repeatable.")),
+    (["--executor"], dict(type=click.Choice(["local", "ray"]), default="local", show_default=True, help="What runs the cells: this process, or a Ray cluster (pip install 'longview[ray]').")),
+    (["--ray-address"], dict(default=None, help="Ray cluster to join with --executor ray (e.g. auto, ray://head:10001); default: start a local Ray instance for the run.")),
     (["--dry-run"], dict(is_flag=True, help="Print the planned cells and an estimate of calls and tokens; run nothing.")),
 ]
 
@@ -152,6 +154,7 @@ def _config(suite: Any, kw: dict[str, Any]):
         max_concurrency=kw["max_concurrency"], seed=kw["seed"], max_turns=kw["max_turns"], trials=kw["trials"],
         models=list(kw["model"]), role_models=role_models, api_base=kw["api_base"], no_cache=kw["no_cache"],
         max_attempts=kw["max_attempts"], role_params=role_params,
+        executor=kw["executor"], ray_address=kw["ray_address"],
         suite_options=suite_option_values(suite.Options, list(kw["suite_option"]), flags),
     )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -36,4 +36,10 @@ class RunConfig(BaseModel):
     max_attempts: int = Field(default=6, ge=1, description="Attempts per model call before the cell aborts.")
     retry_base_delay: float = Field(default=1.0, ge=0, description="First backoff delay in seconds (doubles, jittered).")
     cache_dir: Path | None = Field(default=None, description="Response cache folder.")
+    executor: Literal["local", "ray"] = Field(
+        default="local", description="What runs the cells: this process (local) or a Ray cluster (ray)."
+    )
+    ray_address: str | None = Field(
+        default=None, description="Ray cluster to join (e.g. ray://head:10001 or auto); None = start a local one."
+    )
     suite_options: dict[str, Any] = Field(default_factory=dict, description="Suite-only options (-S key=value).")

@@ -10,21 +10,23 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
 from longview import __version__
 from longview.harness import registry
-from longview.harness.context import CellContext
 from longview.harness.options import RunConfig
 from longview.harness.roles import AGENT, Roles
 from longview.harness.cell import Cell, CellResult, Dataset
 from longview.harness.suite import Suite
-from longview.kernel.errors import CellAborted, ConfigError
+from longview.kernel.errors import ConfigError
 from longview.kernel.models.client import split_model
 from longview.kernel.models.usage import add_summaries
 from longview.kernel.runstore import DatasetInfo, Manifest, RunStore, atomic_write, config_hash
+
+if TYPE_CHECKING:
+    from longview.harness.executor import Executor
 
 REFERENCE = "reference"  # --agent reference: every reference agent of the suite
 
@@ -170,33 +172,6 @@ def make_agent(p: Prepared, cell: Cell):
     return LLMAgent(client, p.roles.params(AGENT), name=cell.agent, trial=p.roles.trial_key(cell.trial))
 
 
-async def _run_cells(
-    p: Prepared, store: RunStore, todo: list[Cell], on_session: Callable[[], None],
-    on_cell: Callable[[Cell, CellResult], None],
-) -> None:
-    slots = asyncio.Semaphore(p.cfg.max_concurrency)  # sessions in flight, across the run
-    cell_slots = asyncio.Semaphore(p.cfg.max_concurrency)  # cells in flight: finished cells land early
-
-    async def one(cell: Cell) -> None:
-        async with cell_slots:
-            folder = store.start_cell(cell.key)
-            ctx = CellContext(cell=cell, dataset=p.dataset, options=p.options, agent=make_agent(p, cell),
-                              components=p.components, roles=p.roles, folder=folder, seed=p.cfg.seed,
-                              max_turns=p.cfg.max_turns, slots=slots, on_session=on_session)
-            try:
-                result: CellResult = await p.suite.run_cell(ctx)
-            except CellAborted as e:
-                result = AbortedCell(agent=cell.agent, variant=cell.variant, unit=cell.unit, trial=cell.trial,
-                                     abort_reason=e.reason)
-            store.finish_cell(cell.key, result)  # type: ignore[arg-type]
-            on_cell(cell, result)
-
-    try:
-        await asyncio.gather(*(one(c) for c in todo))
-    finally:
-        await p.roles.aclose()
-
-
 def run(
     cfg: RunConfig,
     *,
@@ -204,9 +179,14 @@ def run(
     on_session: Callable[[], None] = lambda: None,
     on_cell: Callable[[Cell, CellResult], None] = lambda c, r: None,
     prepared: Prepared | None = None,
+    executor: Executor | None = None,
 ) -> tuple[RunStore, Any]:
-    """Plan, run the unfinished cells, score, and write the scorecard into the run directory."""
+    """Plan, run the unfinished cells (on ``executor``, by default the one ``cfg.executor`` names),
+    score, and write the scorecard into the run directory."""
+    from longview.harness.executor import executor_for
+
     p = prepared or prepare(cfg)
+    executor = executor or executor_for(cfg)
     # The default folder is named by the config hash, so finding it means the same run: continue it.
     store = RunStore(cfg.out or default_out(p.manifest))
     store.open(p.manifest, resume=cfg.resume or cfg.out is None, force=cfg.force)
@@ -214,12 +194,14 @@ def run(
     sessions = {c: p.suite.sessions(c, p.dataset, p.options) for c in p.cells}
     # Longest cells first: the sweep's tail is then made of short cells.
     todo = sorted((c for c in p.cells if not store.is_done(c.key)), key=lambda c: -sessions[c])
-    on_start(len(todo), sum(sessions[c] for c in todo))
     try:
-        asyncio.run(_run_cells(p, store, todo, on_session, on_cell))
+        p.manifest.executor = executor.start(p, store)
+        on_start(len(todo), sum(sessions[c] for c in todo))
+        asyncio.run(executor.run_cells(p, store, todo, on_session, on_cell))
     finally:  # usage goes into the manifest even if the run stops early; resumes add up
-        p.manifest.usage = add_summaries(previous_usage, p.roles.ledger.summary().model_dump())
+        p.manifest.usage = add_summaries(previous_usage, executor.usage(p))
         store.write_manifest(p.manifest)
+        executor.stop()
     return store, score(store, p.suite, p.dataset, p.options)
 
 

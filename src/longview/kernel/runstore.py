@@ -71,6 +71,11 @@ class Manifest(BaseModel):
     components: dict[str, str] = Field(default_factory=dict, description="Which implementation ran each role.")
     prompts: dict[str, str] = Field(default_factory=dict, description="Prompt file -> sha256.")
     usage: dict[str, Any] = Field(default_factory=dict, description="Token/cost accounting per role.")
+    executor: dict[str, Any] = Field(
+        default_factory=dict,
+        description="What ran the cells of the latest invocation: name (local, ray), nodes, cpus, workers; "
+        "never part of the config hash, so a local and a Ray run of one configuration resume each other.",
+    )
 
 
 def atomic_write(path: Path, text: str) -> None:

@@ -1,0 +1,115 @@
+"""Where a run's cells execute: the seam between the harness and an execution engine.
+
+:class:`LocalExecutor` (the default) runs every cell in this process with asyncio: sessions in
+flight are bounded across the run by ``--max-concurrency``, and as many cells as sessions may be in
+flight. ``--executor ray`` spreads the same cells over a Ray cluster
+(:mod:`longview.harness.ray_executor`, imported only when chosen). Every executor runs a cell
+through :func:`run_one`, leaves the completion marker to the run store on the driver, and reports
+usage, so the run folder, resume and the scorecard are the same whichever ran the cells.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from longview.harness.cell import Cell, CellResult
+from longview.harness.context import CellContext
+from longview.kernel.errors import CellAborted, ConfigError
+
+if TYPE_CHECKING:
+    from longview.harness.options import RunConfig
+    from longview.harness.run import Prepared
+    from longview.kernel.runstore import RunStore
+
+OnSession = Callable[[], None]
+OnCell = Callable[[Cell, CellResult], None]
+
+
+async def run_one(p: Prepared, cell: Cell, folder: Path, slots: AbstractAsyncContextManager[Any],
+                  on_session: OnSession) -> CellResult:
+    """Run one cell into ``folder``; a ``CellAborted`` becomes the cell's aborted marker."""
+    from longview.harness.run import AbortedCell, make_agent
+
+    ctx = CellContext(cell=cell, dataset=p.dataset, options=p.options, agent=make_agent(p, cell),
+                      components=p.components, roles=p.roles, folder=folder, seed=p.cfg.seed,
+                      max_turns=p.cfg.max_turns, slots=slots, on_session=on_session)  # type: ignore[arg-type]
+    try:
+        return await p.suite.run_cell(ctx)
+    except CellAborted as e:
+        return AbortedCell(agent=cell.agent, variant=cell.variant, unit=cell.unit, trial=cell.trial,
+                           abort_reason=e.reason)
+
+
+class Executor(ABC):
+    """Runs the unfinished cells of a prepared run into its run store."""
+
+    name: str
+
+    def start(self, p: Prepared, store: RunStore) -> dict[str, Any]:
+        """Bring up whatever runs the cells; returns what the manifest records (``executor``)."""
+        return {"name": self.name}
+
+    @abstractmethod
+    async def run_cells(self, p: Prepared, store: RunStore, todo: list[Cell], on_session: OnSession,
+                        on_cell: OnCell) -> None:
+        """Run ``todo`` (longest first); each finished cell gets its marker, then ``on_cell``."""
+
+    @abstractmethod
+    def usage(self, p: Prepared) -> dict[str, Any]:
+        """Model usage of this invocation so far (a ``UsageSummary`` dump), also after a failure."""
+
+    def stop(self) -> None:
+        """Release what ``start`` brought up."""
+
+
+class LocalExecutor(Executor):
+    """Every cell in this process, on one asyncio loop."""
+
+    name = "local"
+
+    def start(self, p: Prepared, store: RunStore) -> dict[str, Any]:
+        return {"name": self.name, "nodes": 1, "cpus": os.cpu_count() or 1, "workers": 1}
+
+    async def run_cells(self, p: Prepared, store: RunStore, todo: list[Cell], on_session: OnSession,
+                        on_cell: OnCell) -> None:
+        slots = asyncio.Semaphore(p.cfg.max_concurrency)  # sessions in flight, across the run
+        cell_slots = asyncio.Semaphore(p.cfg.max_concurrency)  # cells in flight: finished cells land early
+
+        async def one(cell: Cell) -> None:
+            async with cell_slots:
+                folder = store.start_cell(cell.key)
+                result = await run_one(p, cell, folder, slots, on_session)
+                store.finish_cell(cell.key, result)  # type: ignore[arg-type]
+                on_cell(cell, result)
+
+        try:
+            await asyncio.gather(*(one(c) for c in todo))
+        finally:
+            await p.roles.aclose()
+
+    def usage(self, p: Prepared) -> dict[str, Any]:
+        return p.roles.ledger.summary().model_dump()
+
+
+EXECUTORS = ("local", "ray")
+
+
+def executor_for(cfg: RunConfig) -> Executor:
+    """The executor a run config asks for (``--executor``)."""
+    if cfg.executor == "local":
+        if cfg.ray_address:
+            raise ConfigError("--ray-address needs --executor ray")
+        return LocalExecutor()
+    if cfg.executor == "ray":
+        try:
+            from longview.harness.ray_executor import RayExecutor
+        except ImportError as e:
+            raise ConfigError(f"--executor ray needs Ray: pip install 'longview[ray]' ({e})") from None
+        return RayExecutor(address=cfg.ray_address)
+    raise ConfigError(f"unknown executor '{cfg.executor}'; expected one of {', '.join(EXECUTORS)}")

@@ -1,0 +1,326 @@
+"""``--executor ray``: a run's cells spread over a Ray cluster, with the local executor's run folder,
+resume rules, concurrency bound and numbers.
+
+- **Workers.** One async actor per CPU (at most ``--max-concurrency``) rebuilds the run from its
+  :class:`RunConfig` (``prepare`` is pure: suite from the registry, dataset, roles, components; the
+  dataset hash must match the driver's) and runs the cells the driver sends it, concurrently, on its
+  own event loop. A cell is the unit of work: its sessions stay on one worker in the suite's order.
+- **Files.** When a worker sees the run folder (a shared filesystem; checked at start with a probe
+  file the driver writes) it writes the cell's traces there; otherwise it runs the cell in a
+  temporary folder and returns the files with the result. Either way the driver alone writes the
+  completion marker, after the traces are in place, so markers, the config hash and ``--resume``
+  behave exactly as locally.
+- **Failures.** A worker that dies mid-cell leaves no marker; Ray restarts the actor and the driver
+  sends the cell again (a fresh folder; its session slots are released first), up to
+  ``cell_attempts`` times. A cell's result is accepted once, so nothing is counted twice. An error
+  raised by the suite itself is not retried: it stops the run, as locally.
+- **Bound.** Sessions in flight are bounded across the cluster by one limiter actor that every
+  session acquires (``ctx.session()``), so ``--max-concurrency`` holds globally, never above.
+- **Progress and usage.** The limiter counts finished sessions (the driver polls it); each worker
+  returns its usage ledger's running summary with every cell and the driver adds them up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import shutil
+import tempfile
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import ray
+from ray.exceptions import RayActorError, RayTaskError, WorkerCrashedError
+
+from longview.harness.cell import Cell
+from longview.harness.executor import Executor, OnCell, OnSession, run_one
+from longview.kernel.errors import ConfigError, LongviewError
+from longview.kernel.models.usage import add_summaries
+
+if TYPE_CHECKING:
+    from longview.harness.run import Prepared
+    from longview.kernel.runstore import RunStore
+
+WORKER_DIED = (RayActorError, WorkerCrashedError)
+PROBE = ".ray-probe-"
+
+
+@ray.remote
+class Limiter:
+    """Session slots shared by every worker: at most ``limit`` holders at once, cluster-wide.
+
+    Slots are held per *holder* (one attempt of one cell), so the driver can give back the slots
+    of an attempt whose worker died; a slot granted to a forgotten holder is returned at once.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.sem = asyncio.Semaphore(limit)
+        self.held: Counter[str] = Counter()
+        self.done: Counter[str] = Counter()  # sessions finished, per holder
+        self.forgotten: set[str] = set()
+        self.in_flight = 0
+        self.peak = 0
+        self.completed = 0
+
+    async def acquire(self, holder: str) -> None:
+        await self.sem.acquire()
+        if holder in self.forgotten:  # its attempt is over (worker died, or cell cancelled)
+            self.sem.release()
+            return
+        self.held[holder] += 1
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+
+    def release(self, holder: str) -> None:
+        if self.held[holder] <= 0:
+            return
+        self.held[holder] -= 1
+        self.in_flight -= 1
+        self.sem.release()
+        self.done[holder] += 1
+        self.completed += 1
+
+    def forget(self, holder: str, failed: bool) -> None:
+        """The attempt is over: free its slots; a failed attempt's sessions no longer count."""
+        self.forgotten.add(holder)
+        n = self.held.pop(holder, 0)
+        self.in_flight -= n
+        for _ in range(n):
+            self.sem.release()
+        done = self.done.pop(holder, 0)
+        if failed:
+            self.completed -= done
+
+    def stats(self) -> dict[str, int]:
+        return {"completed": self.completed, "in_flight": self.in_flight, "peak": self.peak}
+
+
+class RemoteSlots:
+    """``async with`` one of the limiter's slots (what ``ctx.session()`` holds around a session)."""
+
+    def __init__(self, limiter: Any, holder: str) -> None:
+        self.limiter, self.holder = limiter, holder
+
+    async def __aenter__(self) -> None:
+        await self.limiter.acquire.remote(self.holder)
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.limiter.release.remote(self.holder)
+
+
+@ray.remote
+class CellWorker:
+    """Rebuilds the run from its config and runs the cells it is sent."""
+
+    def __init__(self, cfg_json: str, cwd: str, root: str, probe: str, dataset_sha256: str, limiter: str) -> None:
+        from longview.harness.options import RunConfig
+        from longview.harness.run import prepare
+        from longview.kernel.runstore import RunStore
+
+        self.incarnation = uuid.uuid4().hex
+        self.seq = 0
+        self.limiter = ray.get_actor(limiter)  # by name: a restarted worker finds it again
+        self.error: str | None = None
+        if os.path.isdir(cwd):  # relative dataset and cache paths mean what they meant on the driver
+            os.chdir(cwd)
+        probe_file = Path(root) / probe
+        self.shared = probe_file.is_file() and probe_file.read_text() == probe
+        self.store = RunStore(Path(root))
+        try:
+            self.p = prepare(RunConfig.model_validate_json(cfg_json))
+            if self.p.dataset.sha256 != dataset_sha256:
+                raise ConfigError(f"dataset '{self.p.dataset.name}' on node {ray.get_runtime_context().get_node_id()[:8]} "
+                                  f"differs from the driver's (sha256 {self.p.dataset.sha256[:12]} != {dataset_sha256[:12]})")
+        except LongviewError as e:
+            self.error = str(e)
+
+    def info(self) -> dict[str, Any]:
+        return {"pid": os.getpid(), "node": ray.get_runtime_context().get_node_id(), "shared": self.shared,
+                "error": self.error}
+
+    def usage(self) -> tuple[str, int, dict]:
+        """This incarnation's running usage summary, with a sequence number (newest wins)."""
+        self.seq += 1
+        return self.incarnation, self.seq, self.p.roles.ledger.summary().model_dump()
+
+    async def run(self, cell: Cell, holder: str, shared: bool) -> dict[str, Any]:
+        folder = self.store.start_cell(cell.key) if shared else Path(tempfile.mkdtemp(prefix="longview-cell-"))
+        try:
+            result = await run_one(self.p, cell, folder, RemoteSlots(self.limiter, holder), lambda: None)
+            files = None if shared else {
+                f.relative_to(folder).as_posix(): f.read_bytes() for f in sorted(folder.rglob("*")) if f.is_file()
+            }
+        finally:
+            if not shared:
+                shutil.rmtree(folder, ignore_errors=True)
+        return {"result": result, "files": files, "usage": self.usage(), "pid": os.getpid()}
+
+    async def close(self) -> None:
+        await self.p.roles.aclose()
+
+
+class RayExecutor(Executor):
+    """Cells as calls to worker actors on a Ray cluster (started locally when no address is given)."""
+
+    name = "ray"
+
+    def __init__(self, address: str | None = None, *, files: Literal["auto", "shared", "driver"] = "auto",
+                 num_cpus: int | None = None, workers: int | None = None, cell_attempts: int = 3,
+                 poll_interval: float = 0.2) -> None:
+        self.address, self.files, self.num_cpus = address, files, num_cpus
+        self.n_workers, self.cell_attempts, self.poll_interval = workers, cell_attempts, poll_interval
+        self.owns_ray = False
+        self.workers: list[Any] = []
+        self.limiter: Any = None
+        self.shared: list[bool] = []
+        self.snapshots: dict[str, tuple[int, dict]] = {}  # worker incarnation -> (seq, usage summary)
+        self.retried: list[str] = []  # cell keys sent again after their worker died
+        self.cells_by_pid: Counter[int] = Counter()  # cells accepted per worker process
+        self.load: list[int] = []  # cells in flight per worker
+        self.limiter_stats: dict[str, int] = {}  # completed sessions, in flight, peak in flight
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    def start(self, p: Prepared, store: RunStore) -> dict[str, Any]:
+        if not ray.is_initialized():
+            kw: dict[str, Any] = dict(logging_level=logging.WARNING, configure_logging=True)
+            if self.address:
+                ray.init(address=self.address, **kw)
+            else:
+                # "local": a new instance for this run, even where RAY_ADDRESS or `ray start` points elsewhere.
+                ray.init(address="local", num_cpus=self.num_cpus or os.cpu_count() or 1, include_dashboard=False, **kw)
+            self.owns_ray = True
+        nodes = [n for n in ray.nodes() if n.get("Alive")]
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        n = self.n_workers or max(1, min(cpus, p.cfg.max_concurrency))
+        token = uuid.uuid4().hex
+        limiter = f"longview-limiter-{token}"
+        self.limiter = Limiter.options(name=limiter, num_cpus=0, max_concurrency=100_000).remote(p.cfg.max_concurrency)
+        root = store.root.resolve()
+        probe = f"{PROBE}{token}"
+        (root / probe).write_text(probe)
+        try:
+            self.workers = [
+                CellWorker.options(num_cpus=1, max_restarts=-1, max_task_retries=0,
+                                   max_concurrency=p.cfg.max_concurrency + 8).remote(
+                    p.cfg.model_dump_json(), os.getcwd(), str(root), probe, p.dataset.sha256, limiter)
+                for _ in range(n)
+            ]
+            infos = ray.get([w.info.remote() for w in self.workers])
+        finally:
+            (root / probe).unlink(missing_ok=True)
+        for info in infos:
+            if info["error"]:
+                raise ConfigError(f"a Ray worker could not prepare the run: {info['error']}")
+        seen = [bool(i["shared"]) for i in infos]
+        if self.files == "shared" and not all(seen):
+            raise ConfigError(f"{root}: not visible from every Ray worker (no shared filesystem); drop files='shared'")
+        self.shared = [s and self.files != "driver" for s in seen]
+        mode = "shared" if all(self.shared) else "driver" if not any(self.shared) else "mixed"
+        return {"name": self.name, "address": self.address or "local", "nodes": len(nodes), "cpus": cpus,
+                "workers": n, "files": mode}
+
+    def stop(self) -> None:
+        for w in self.workers:
+            ray.kill(w)
+        if self.limiter is not None:
+            ray.kill(self.limiter)
+        self.workers, self.limiter = [], None
+        if self.owns_ray:
+            ray.shutdown()
+            self.owns_ray = False
+
+    # -- cells ----------------------------------------------------------------------------------
+    async def run_cells(self, p: Prepared, store: RunStore, todo: list[Cell], on_session: OnSession,
+                        on_cell: OnCell) -> None:
+        cell_slots = asyncio.Semaphore(p.cfg.max_concurrency)  # cells in flight, as locally
+        load = self.load = [0] * len(self.workers)
+        reported = 0
+
+        async def progress() -> None:
+            nonlocal reported
+            self.limiter_stats = await self.limiter.stats.remote()
+            completed = self.limiter_stats["completed"]
+            for _ in range(completed - reported):  # monotone: a retried cell's sessions are not recounted
+                on_session()
+            reported = max(reported, completed)
+
+        async def poll() -> None:
+            while True:
+                await asyncio.sleep(self.poll_interval)
+                await progress()
+
+        async def one(cell: Cell) -> None:
+            async with cell_slots:
+                for attempt in range(self.cell_attempts):
+                    i = min(range(len(self.workers)), key=lambda k: load[k])
+                    holder = f"{cell.key}#{attempt}"
+                    load[i] += 1
+                    try:
+                        out = await self.workers[i].run.remote(cell, holder, self.shared[i])
+                    except WORKER_DIED:
+                        await self.limiter.forget.remote(holder, True)
+                        self.retried.append(cell.key)
+                        await self._until_alive(i)  # Ray restarts it; calls sent meanwhile would fail too
+                        continue
+                    except RayTaskError as e:  # the suite's own error: stop the run, as locally
+                        await self.limiter.forget.remote(holder, True)
+                        cause = e.cause if isinstance(e.cause, Exception) else None
+                        raise (cause or e) from None
+                    finally:
+                        load[i] -= 1
+                    await self.limiter.forget.remote(holder, False)
+                    self._add_usage(out["usage"])
+                    if out["files"] is not None:
+                        folder = store.start_cell(cell.key)
+                        for name, data in out["files"].items():
+                            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+                            (folder / name).write_bytes(data)
+                    store.finish_cell(cell.key, out["result"])  # the marker: last, atomic, by the driver only
+                    self.cells_by_pid[out["pid"]] += 1
+                    on_cell(cell, out["result"])
+                    return
+                raise LongviewError(f"cell {cell.key}: its Ray worker died {self.cell_attempts} times; "
+                                    "no marker was written (--resume runs it again)")
+
+        poller = asyncio.create_task(poll())
+        try:
+            await asyncio.gather(*(one(c) for c in todo))
+            await progress()
+        finally:
+            poller.cancel()
+            await p.roles.aclose()
+
+    async def _until_alive(self, i: int, timeout: float = 120.0) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            try:
+                info = await self.workers[i].info.remote()
+            except WORKER_DIED:
+                if loop.time() > deadline:
+                    raise LongviewError(f"Ray worker {i} did not come back within {timeout:.0f} s") from None
+                await asyncio.sleep(0.5)
+                continue
+            if info["error"]:
+                raise ConfigError(f"a restarted Ray worker could not prepare the run: {info['error']}")
+            return
+
+    # -- usage ----------------------------------------------------------------------------------
+    def _add_usage(self, snapshot: tuple[str, int, dict]) -> None:
+        incarnation, seq, summary = snapshot
+        if seq > self.snapshots.get(incarnation, (-1, {}))[0]:
+            self.snapshots[incarnation] = (seq, summary)
+
+    def usage(self, p: Prepared) -> dict[str, Any]:
+        for w in self.workers:  # the latest running totals of every live worker
+            try:
+                self._add_usage(ray.get(w.usage.remote(), timeout=30))
+            except (*WORKER_DIED, RayTaskError, ray.exceptions.GetTimeoutError):
+                pass  # a dead incarnation keeps the totals it last reported
+        total: dict[str, Any] = {}
+        for _, summary in sorted(self.snapshots.values(), key=lambda s: s[0]):
+            total = add_summaries(total, summary)
+        return total or p.roles.ledger.summary().model_dump()

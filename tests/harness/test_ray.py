@@ -1,0 +1,177 @@
+"""The Ray executor (``--executor ray``) on a local 2-CPU Ray instance: the same scorecard, traces
+and resumable run folder as the local executor; a worker killed mid-run loses and duplicates no
+cell; model requests in flight stay at the global ``--max-concurrency`` across workers, never above.
+
+Ray starts in seconds, so there are few tests: one through the CLI (which starts and stops its own
+Ray instance), two in-process on one shared instance.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+ray = pytest.importorskip("ray", reason="Ray is not installed; pip install 'longview[ray]' to test --executor ray")
+
+from longview.harness import registry  # noqa: E402
+from longview.harness import run as harness  # noqa: E402
+from longview.harness.options import RunConfig  # noqa: E402
+from longview.harness.ray_executor import RayExecutor  # noqa: E402
+from longview.kernel.runstore import RunStore  # noqa: E402
+
+
+def card(path: Path) -> dict:
+    data = json.loads(path.read_text())
+    data.pop("run")
+    return data
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file of a run's cells, by relative path."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted((root / "cells").rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """One local Ray instance with 2 CPUs for the in-process tests (the executor joins it)."""
+    import logging
+
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.WARNING)
+    yield
+    ray.shutdown()
+
+
+def test_cli_ray_run_equals_local_run_and_they_resume_each_other(tmp_path):
+    env = {**os.environ, "LONGVIEW_CACHE_DIR": str(tmp_path / "cache")}
+    base = [sys.executable, "-m", "longview", "run", "atr", "--personas", "2"]
+    r = subprocess.run([*base, "--executor", "ray", "--out", "ray", "--json", "ray.json"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    store, local = harness.run(RunConfig(suite="atr", units=2, out=tmp_path / "local"))
+    harness.write_json(local, tmp_path / "local.json", store.manifest(), registry.load("atr"))
+    assert card(tmp_path / "ray.json") == card(tmp_path / "local.json")
+    assert card(tmp_path / "ray.json")["rows"][1]["metrics"]["tsacc"] > 0  # ref:asker scored, not empty rows
+    assert tree(tmp_path / "ray") == tree(tmp_path / "local")  # traces and markers byte-identical
+    ray_m, local_m = RunStore(tmp_path / "ray").manifest(), store.manifest()
+    assert ray_m.config_hash == local_m.config_hash
+    assert ray_m.executor == {"name": "ray", "address": "local", "nodes": 1, "cpus": 2, "workers": 2, "files": "shared"}
+    assert local_m.executor["name"] == "local"
+    # A Ray run folder resumes locally (and the other way round): nothing left to run, same card.
+    rerun: list[str] = []
+    _, again = harness.run(RunConfig(suite="atr", units=2, out=tmp_path / "ray", resume=True),
+                           on_cell=lambda c, res: rerun.append(c.key))
+    assert rerun == [] and again.to_json_dict() == local.to_json_dict()
+    assert not list((tmp_path / "ray").glob(".ray-probe-*"))
+
+
+def test_worker_killed_mid_run_loses_and_duplicates_no_cell(cluster, tmp_path):
+    _, local = harness.run(RunConfig(suite="atr", units=4, out=tmp_path / "local"))
+    ex = RayExecutor()
+    seen: Counter[str] = Counter()
+    killed: list[int] = []
+
+    def on_cell(cell, result) -> None:
+        seen[cell.key] += 1
+        if len(seen) == 2 and not killed:  # kill the busiest worker, mid-cell
+            busiest = max(range(len(ex.workers)), key=lambda i: ex.load[i])
+            assert ex.load[busiest] > 0
+            pid = ray.get(ex.workers[busiest].info.remote())["pid"]
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+
+    cfg = RunConfig(suite="atr", units=4, out=tmp_path / "ray", executor="ray")
+    store, sc = harness.run(cfg, executor=ex, on_cell=on_cell)
+    assert killed and ex.retried, "the kill must hit a cell in flight"
+    assert len(seen) == 12 and set(seen.values()) == {1}  # every cell accepted exactly once
+    markers = sorted((tmp_path / "ray").glob("cells/*/result.json"))
+    assert len(markers) == 12
+    assert sc.to_json_dict() == local.to_json_dict()
+    assert tree(tmp_path / "ray") == tree(tmp_path / "local")  # no stray half-written trace either
+
+
+def completion(name: str, args: dict) -> dict:
+    return {"id": "x", "object": "chat.completion", "model": "m",
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": None,
+                "tool_calls": [{"id": "call_1", "type": "function",
+                                "function": {"name": name, "arguments": json.dumps(args)}}]}}],
+            "usage": {"prompt_tokens": 40, "completion_tokens": 4}}
+
+
+class SlowServer:
+    """An OpenAI-compatible loopback server that holds each request ``delay`` seconds and records
+    how many were in flight at once."""
+
+    def __init__(self, delay: float) -> None:
+        self.lock = threading.Lock()
+        self.in_flight = self.peak = self.hits = 0
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with outer.lock:
+                    outer.hits += 1
+                    outer.in_flight += 1
+                    outer.peak = max(outer.peak, outer.in_flight)
+                time.sleep(delay)
+                names = [t["function"]["name"] for t in body.get("tools", [])]
+                reply = completion("finish_session", {}) if "finish_session" in names else completion(
+                    "send_to_user", {"output": "Done."})
+                data = json.dumps(reply).encode()
+                with outer.lock:
+                    outer.in_flight -= 1
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_model_requests_in_flight_stay_at_the_global_limit_across_workers(cluster, tmp_path):
+    limit = 3  # not a multiple of the 2 workers: a per-worker share could not give exactly 3
+    with SlowServer(delay=0.05) as srv:
+        cfg = RunConfig(suite="atr", models=["hosted_vllm/m"], variants=["atr"], units=4, api_base=srv.url,
+                        no_cache=True, max_concurrency=limit, out=tmp_path / "ray", executor="ray")
+        ex = RayExecutor(files="driver")  # the worker returns the traces; the driver writes them
+        store, sc = harness.run(cfg, executor=ex)
+        ray_peak, ray_hits = srv.peak, srv.hits
+        srv.peak = srv.hits = 0
+        lstore, local = harness.run(cfg.model_copy(update={"out": tmp_path / "local", "executor": "local"}))
+    assert len(ex.cells_by_pid) == 2  # both workers ran cells
+    assert ray_peak == limit and ex_peak(ex) == limit  # the limit is reached and never exceeded
+    assert sc.to_json_dict() == local.to_json_dict() and tree(tmp_path / "ray") == tree(tmp_path / "local")
+    m = store.manifest()
+    assert m.executor["files"] == "driver" and m.executor["workers"] == 2
+    assert m.usage["roles"]["agent"]["calls"] == ray_hits == srv.hits == lstore.manifest().usage["roles"]["agent"]["calls"]
+    assert m.usage == lstore.manifest().usage
+
+
+def ex_peak(ex: RayExecutor) -> int:
+    return ex.limiter_stats["peak"]
