@@ -156,8 +156,8 @@ class SlowServer:
 
 def test_model_requests_in_flight_stay_at_the_global_limit_across_workers(cluster, tmp_path):
     limit = 3  # not a multiple of the 2 workers: a per-worker share could not give exactly 3
-    with SlowServer(delay=0.05) as srv:
-        cfg = RunConfig(suite="atr", models=["hosted_vllm/m"], variants=["atr"], units=4, api_base=srv.url,
+    with SlowServer(delay=0.02) as srv:
+        cfg = RunConfig(suite="atr", models=["hosted_vllm/m"], variants=["atr"], units=2, api_base=srv.url,
                         no_cache=True, max_concurrency=limit, out=tmp_path / "ray", executor="ray")
         ex = RayExecutor(files="driver")  # the worker returns the traces; the driver writes them
         store, sc = harness.run(cfg, executor=ex)
