@@ -34,6 +34,7 @@ COMMON: list[tuple[list[str], dict[str, Any]]] = [
     (["--resume"], dict(is_flag=True, help="Continue a run: skip cells that finished.")),
     (["--force"], dict(is_flag=True, help="Replace an existing run (or resume across a config change).")),
     (["--max-concurrency"], dict(type=int, default=4, show_default=True, help="Sessions in flight across the run.")),
+    (["--provider-limit"], dict(multiple=True, help="Model requests in flight to one provider across the run (and a Ray cluster), PROVIDER=N (e.g. openai=8). Repeatable.")),
     (["--seed"], dict(type=int, default=0, show_default=True, help="Seed for bootstrap CIs and model trials.")),
     (["--max-turns"], dict(type=int, default=20, show_default=True, help="Assistant-turn cap per session.")),
     (["--trials"], dict(type=int, default=1, show_default=True, help="Run every cell this many times (adds pass^k where defined).")),
@@ -155,8 +156,19 @@ def _config(suite: Any, kw: dict[str, Any]):
         models=list(kw["model"]), role_models=role_models, api_base=kw["api_base"], no_cache=kw["no_cache"],
         max_attempts=kw["max_attempts"], role_params=role_params,
         executor=kw["executor"], ray_address=kw["ray_address"],
+        provider_limits=_provider_limits(kw["provider_limit"]),
         suite_options=suite_option_values(suite.Options, list(kw["suite_option"]), flags),
     )
+
+
+def _provider_limits(items: tuple[str, ...]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for item in items:
+        prefix, sep, n = item.partition("=")
+        if not sep or not n.strip().isdigit():
+            raise LongviewError(f"--provider-limit '{item}': expected PROVIDER=N, e.g. openai=8")
+        out[prefix.strip()] = int(n)
+    return out
 
 
 def _run(suite: Any, kw: dict[str, Any]) -> None:

@@ -154,7 +154,7 @@ class SlowServer:
         self.httpd.server_close()
 
 
-def test_model_requests_in_flight_stay_at_the_global_limit_across_workers(cluster, tmp_path):
+def test_model_requests_in_flight_stay_at_the_global_limits_across_workers(cluster, tmp_path):
     limit = 3  # not a multiple of the 2 workers: a per-worker share could not give exactly 3
     with SlowServer(delay=0.02) as srv:
         cfg = RunConfig(suite="atr", models=["hosted_vllm/m"], variants=["atr"], units=2, api_base=srv.url,
@@ -162,16 +162,19 @@ def test_model_requests_in_flight_stay_at_the_global_limit_across_workers(cluste
         ex = RayExecutor(files="driver")  # the worker returns the traces; the driver writes them
         store, sc = harness.run(cfg, executor=ex)
         ray_peak, ray_hits = srv.peak, srv.hits
+        srv.peak = 0
+        # A provider limit below the session limit: requests to it are what is bounded.
+        limited = RayExecutor()
+        harness.run(cfg.model_copy(update={"out": tmp_path / "ray2", "max_concurrency": 8,
+                                           "provider_limits": {"hosted_vllm": 2}}), executor=limited)
+        provider_peak = srv.peak
         srv.peak = srv.hits = 0
         lstore, local = harness.run(cfg.model_copy(update={"out": tmp_path / "local", "executor": "local"}))
-    assert len(ex.cells_by_pid) == 2  # both workers ran cells
-    assert ray_peak == limit and ex_peak(ex) == limit  # the limit is reached and never exceeded
+    assert len(ex.cells_by_pid) == 2 and len(limited.cells_by_pid) == 2  # both workers ran cells
+    assert ray_peak == limit and ex.limiter_stats["peak"]["session"] == limit  # reached, never exceeded
+    assert provider_peak == 2 and limited.limiter_stats["peak"]["provider:hosted_vllm"] == 2
     assert sc.to_json_dict() == local.to_json_dict() and tree(tmp_path / "ray") == tree(tmp_path / "local")
     m = store.manifest()
     assert m.executor["files"] == "driver" and m.executor["workers"] == 2
-    assert m.usage["roles"]["agent"]["calls"] == ray_hits == srv.hits == lstore.manifest().usage["roles"]["agent"]["calls"]
+    assert m.usage["roles"]["agent"]["calls"] == ray_hits == srv.hits
     assert m.usage == lstore.manifest().usage
-
-
-def ex_peak(ex: RayExecutor) -> int:
-    return ex.limiter_stats["peak"]

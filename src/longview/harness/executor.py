@@ -64,7 +64,7 @@ class Executor(ABC):
     def usage(self, p: Prepared) -> dict[str, Any]:
         """Model usage of this invocation so far (a ``UsageSummary`` dump), also after a failure."""
 
-    def stop(self) -> None:
+    def stop(self) -> None:  # noqa: B027 (optional hook: most executors hold nothing)
         """Release what ``start`` brought up."""
 
 

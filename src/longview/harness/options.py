@@ -28,6 +28,9 @@ class RunConfig(BaseModel):
     resume: bool = Field(default=False, description="Skip finished cells of an existing run.")
     force: bool = Field(default=False, description="Replace what longview wrote in an existing run directory.")
     max_concurrency: int = Field(default=4, ge=1, description="Sessions in flight across the run.")
+    provider_limits: dict[str, int] = Field(
+        default_factory=dict, description="Provider prefix -> model requests in flight to it across the run (or cluster)."
+    )
     models: list[str] = Field(default_factory=list, description="Models under test (provider/model).")
     role_models: dict[str, str] = Field(default_factory=dict, description="Suite role -> model; others embedded.")
     api_base: str | None = Field(default=None, description="Endpoint for every model role (vLLM, Ollama...).")

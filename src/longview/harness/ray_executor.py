@@ -23,6 +23,7 @@ resume rules, concurrency bound and numbers.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import os
 import shutil
@@ -35,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import ray
 from ray.exceptions import RayActorError, RayTaskError, WorkerCrashedError
 
+import longview.harness.ray_executor as _this
 from longview.harness.cell import Cell
 from longview.harness.executor import Executor, OnCell, OnSession, run_one
 from longview.kernel.errors import ConfigError, LongviewError
@@ -48,67 +50,81 @@ WORKER_DIED = (RayActorError, WorkerCrashedError)
 PROBE = ".ray-probe-"
 
 
+SESSION = "session"
+# The cell attempt the current task works for (reached through this module: Ray pickles actor
+# classes by value, and a ContextVar cannot be pickled).
+HOLDER: contextvars.ContextVar[str] = contextvars.ContextVar("longview_ray_holder", default="-")
+
+
 @ray.remote
 class Limiter:
-    """Session slots shared by every worker: at most ``limit`` holders at once, cluster-wide.
+    """Slots shared by every worker, per key: ``session`` (``--max-concurrency``) and
+    ``provider:NAME`` (``--provider-limit``); at most the key's limit held at once, cluster-wide.
 
     Slots are held per *holder* (one attempt of one cell), so the driver can give back the slots
     of an attempt whose worker died; a slot granted to a forgotten holder is returned at once.
     """
 
-    def __init__(self, limit: int) -> None:
-        self.sem = asyncio.Semaphore(limit)
-        self.held: Counter[str] = Counter()
+    def __init__(self, limits: dict[str, int]) -> None:
+        self.sems = {k: asyncio.Semaphore(n) for k, n in limits.items()}
+        self.held: Counter[tuple[str, str]] = Counter()  # (holder, key) -> slots held
         self.done: Counter[str] = Counter()  # sessions finished, per holder
         self.forgotten: set[str] = set()
-        self.in_flight = 0
-        self.peak = 0
+        self.in_flight: Counter[str] = Counter()
+        self.peak: Counter[str] = Counter()
         self.completed = 0
 
-    async def acquire(self, holder: str) -> None:
-        await self.sem.acquire()
+    async def acquire(self, holder: str, key: str = SESSION) -> None:
+        await self.sems[key].acquire()
         if holder in self.forgotten:  # its attempt is over (worker died, or cell cancelled)
-            self.sem.release()
+            self.sems[key].release()
             return
-        self.held[holder] += 1
-        self.in_flight += 1
-        self.peak = max(self.peak, self.in_flight)
+        self.held[holder, key] += 1
+        self.in_flight[key] += 1
+        self.peak[key] = max(self.peak[key], self.in_flight[key])
 
-    def release(self, holder: str) -> None:
-        if self.held[holder] <= 0:
+    def release(self, holder: str, key: str = SESSION) -> None:
+        if self.held[holder, key] <= 0:  # forgotten already
             return
-        self.held[holder] -= 1
-        self.in_flight -= 1
-        self.sem.release()
-        self.done[holder] += 1
-        self.completed += 1
+        self.held[holder, key] -= 1
+        self.in_flight[key] -= 1
+        self.sems[key].release()
+        if key == SESSION:
+            self.done[holder] += 1
+            self.completed += 1
 
     def forget(self, holder: str, failed: bool) -> None:
-        """The attempt is over: free its slots; a failed attempt's sessions no longer count."""
+        """The attempt is over: free its slots. A failed attempt's sessions no longer count; a
+        finished one's slots still held are sessions whose release is on its way (count them)."""
         self.forgotten.add(holder)
-        n = self.held.pop(holder, 0)
-        self.in_flight -= n
-        for _ in range(n):
-            self.sem.release()
+        for (h, key) in [k for k in self.held if k[0] == holder]:
+            n = self.held.pop((h, key))
+            self.in_flight[key] -= n
+            for _ in range(n):
+                self.sems[key].release()
+            if key == SESSION and not failed:
+                self.done[holder] += n
+                self.completed += n
         done = self.done.pop(holder, 0)
         if failed:
             self.completed -= done
 
-    def stats(self) -> dict[str, int]:
-        return {"completed": self.completed, "in_flight": self.in_flight, "peak": self.peak}
+    def stats(self) -> dict[str, Any]:
+        return {"completed": self.completed, "in_flight": dict(self.in_flight), "peak": dict(self.peak)}
 
 
 class RemoteSlots:
-    """``async with`` one of the limiter's slots (what ``ctx.session()`` holds around a session)."""
+    """``async with`` one of the limiter's slots: around each session (``ctx.session()``) and,
+    for a limited provider, around each request to it."""
 
-    def __init__(self, limiter: Any, holder: str) -> None:
-        self.limiter, self.holder = limiter, holder
+    def __init__(self, limiter: Any, holder: str, key: str = SESSION) -> None:
+        self.limiter, self.holder, self.key = limiter, holder, key
 
     async def __aenter__(self) -> None:
-        await self.limiter.acquire.remote(self.holder)
+        await self.limiter.acquire.remote(self.holder, self.key)
 
     async def __aexit__(self, *exc: Any) -> None:
-        await self.limiter.release.remote(self.holder)
+        self.limiter.release.remote(self.holder, self.key)  # not awaited: the bound only gets stricter
 
 
 @ray.remote
@@ -136,6 +152,9 @@ class CellWorker:
                                   f"differs from the driver's (sha256 {self.p.dataset.sha256[:12]} != {dataset_sha256[:12]})")
         except LongviewError as e:
             self.error = str(e)
+            return
+        # Requests to a limited provider take their slot from the cluster-wide limiter too.
+        self.p.roles.gate = lambda prefix: RemoteSlots(self.limiter, _this.HOLDER.get(), f"provider:{prefix}")
 
     def info(self) -> dict[str, Any]:
         return {"pid": os.getpid(), "node": ray.get_runtime_context().get_node_id(), "shared": self.shared,
@@ -147,6 +166,7 @@ class CellWorker:
         return self.incarnation, self.seq, self.p.roles.ledger.summary().model_dump()
 
     async def run(self, cell: Cell, holder: str, shared: bool) -> dict[str, Any]:
+        _this.HOLDER.set(holder)  # this task's context: the cell's sessions and model calls inherit it
         folder = self.store.start_cell(cell.key) if shared else Path(tempfile.mkdtemp(prefix="longview-cell-"))
         try:
             result = await run_one(self.p, cell, folder, RemoteSlots(self.limiter, holder), lambda: None)
@@ -180,7 +200,7 @@ class RayExecutor(Executor):
         self.retried: list[str] = []  # cell keys sent again after their worker died
         self.cells_by_pid: Counter[int] = Counter()  # cells accepted per worker process
         self.load: list[int] = []  # cells in flight per worker
-        self.limiter_stats: dict[str, int] = {}  # completed sessions, in flight, peak in flight
+        self.limiter_stats: dict[str, Any] = {}  # completed sessions; in flight and peak per key
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self, p: Prepared, store: RunStore) -> dict[str, Any]:
@@ -197,7 +217,8 @@ class RayExecutor(Executor):
         n = self.n_workers or max(1, min(cpus, p.cfg.max_concurrency))
         token = uuid.uuid4().hex
         limiter = f"longview-limiter-{token}"
-        self.limiter = Limiter.options(name=limiter, num_cpus=0, max_concurrency=100_000).remote(p.cfg.max_concurrency)
+        limits = {SESSION: p.cfg.max_concurrency, **{f"provider:{k}": v for k, v in p.cfg.provider_limits.items()}}
+        self.limiter = Limiter.options(name=limiter, num_cpus=0, max_concurrency=100_000).remote(limits)
         root = store.root.resolve()
         probe = f"{PROBE}{token}"
         (root / probe).write_text(probe)

@@ -6,15 +6,19 @@ A role without a model uses the suite's embedded deterministic implementation.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
+from typing import Any
 
+from longview.kernel.agent import AssistantTurn, Message
 from longview.kernel.errors import ConfigError
 from longview.kernel.models import GenParams, ResponseCache, RetryPolicy, UsageLedger, make_client, make_provider_client
-from longview.kernel.models.client import ModelClient
+from longview.kernel.models.client import PROVIDERS, ModelClient
 
 AGENT = "agent"
 
@@ -74,6 +78,7 @@ class Roles:
         max_attempts: int = 6,
         retry_base_delay: float = 1.0,
         seed: int = 0,
+        provider_limits: dict[str, int] | None = None,
     ) -> None:
         self.models = {k: v for k, v in models.items() if v}
         self._params = params or {}
@@ -83,6 +88,20 @@ class Roles:
         self.cache = None if no_cache else ResponseCache(cache_dir or default_cache_dir())
         self.retry = RetryPolicy(max_attempts=max_attempts, base_delay=retry_base_delay)
         self._clients: dict[tuple[str, str], ModelClient] = {}
+        for prefix, n in (provider_limits or {}).items():
+            if prefix not in PROVIDERS or n < 1:
+                raise ConfigError(f"--provider-limit {prefix}={n}: expected PROVIDER=N with N >= 1 and PROVIDER one of "
+                                  f"{', '.join(PROVIDERS)}")
+        self.provider_limits = dict(provider_limits or {})
+        self._semaphores: dict[str, asyncio.Semaphore] = {}
+        # Requests in flight per limited provider: (provider) -> async context manager held around
+        # each provider request. An executor may replace it (the Ray executor: one cluster-wide limiter).
+        self.gate: Callable[[str], AbstractAsyncContextManager[Any]] = self._local_gate
+
+    def _local_gate(self, prefix: str) -> AbstractAsyncContextManager[Any]:
+        if prefix not in self._semaphores:
+            self._semaphores[prefix] = asyncio.Semaphore(self.provider_limits[prefix])
+        return self._semaphores[prefix]
 
     def validate(self, agent_models: Iterable[str] = ()) -> None:
         """Fail fast, before a run directory exists, on an unknown provider, a missing key or endpoint."""
@@ -101,14 +120,18 @@ class Roles:
         if key not in self._clients:
             # Scripted mock replies are already deterministic; caching them would only make tests stateful.
             cache = None if model.startswith("mock/") else self.cache
-            self._clients[key] = make_client(model, api_base=self.api_base, cache=cache, retry=self.retry,
-                                             ledger=self.ledger, role=role)
+            client = make_client(model, api_base=self.api_base, cache=cache, retry=self.retry,
+                                 ledger=self.ledger, role=role)
+            prefix = model.partition("/")[0]
+            if prefix in self.provider_limits:  # each request (each retry too) holds a slot; backoff does not
+                client.inner = Gated(client.inner, self, prefix)  # type: ignore[attr-defined]
+            self._clients[key] = client
         return self._clients[key]
 
     async def aclose(self) -> None:
         """Close every provider connection pool this run opened."""
         for c in self._clients.values():
-            close = getattr(getattr(c, "inner", c), "aclose", None)
+            close = getattr(getattr(c, "inner", c), "aclose", None)  # Gated passes it on
             if close is not None:
                 await close()
 
@@ -119,3 +142,21 @@ class Roles:
     def trial_key(self, trial: int) -> int:
         """The response-cache trial index: the same seed and trial replay the cache, others sample afresh."""
         return self.seed * 1000 + trial
+
+
+class Gated:
+    """A provider client whose requests each hold one of its provider's slots (``--provider-limit``)."""
+
+    def __init__(self, inner: ModelClient, roles: Roles, prefix: str) -> None:
+        self.inner, self.roles, self.prefix = inner, roles, prefix
+        self.model = inner.model
+
+    async def complete(self, system: str | None, messages: list[Message], tools: list[dict], params: GenParams,
+                       trial: int = 0) -> AssistantTurn:
+        async with self.roles.gate(self.prefix):
+            return await self.inner.complete(system, messages, tools, params, trial)
+
+    async def aclose(self) -> None:
+        close = getattr(self.inner, "aclose", None)
+        if close is not None:
+            await close()

@@ -101,7 +101,7 @@ def roles_of(suite: Suite, cfg: RunConfig) -> Roles:
             raise ConfigError(f"--param: suite '{suite.name}' has no role '{role}'; roles: agent, {', '.join(sorted(known))}")
     return Roles(cfg.role_models, cfg.role_params, api_base=cfg.api_base, no_cache=cfg.no_cache,
                  cache_dir=cfg.cache_dir, max_attempts=cfg.max_attempts, retry_base_delay=cfg.retry_base_delay,
-                 seed=cfg.seed)
+                 seed=cfg.seed, provider_limits=cfg.provider_limits)
 
 
 @dataclass
