@@ -64,7 +64,9 @@ def test_cli_ray_run_equals_local_run_and_they_resume_each_other(tmp_path):
     assert tree(tmp_path / "ray") == tree(tmp_path / "local")  # traces and markers byte-identical
     ray_m, local_m = RunStore(tmp_path / "ray").manifest(), store.manifest()
     assert ray_m.config_hash == local_m.config_hash
-    assert ray_m.executor == {"name": "ray", "address": "local", "nodes": 1, "cpus": 2, "workers": 2, "files": "shared"}
+    cpus = os.cpu_count() or 1  # a local instance gets this machine's CPUs; workers <= --max-concurrency (4)
+    assert ray_m.executor == {"name": "ray", "address": "local", "nodes": 1, "cpus": cpus, "workers": min(cpus, 4),
+                              "files": "shared"}
     assert local_m.executor["name"] == "local"
     # A Ray run folder resumes locally (and the other way round): nothing left to run, same card.
     rerun: list[str] = []

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import ray
-from ray.exceptions import RayActorError, RayTaskError, WorkerCrashedError
+from ray.exceptions import ActorUnavailableError, RayActorError, RayTaskError, WorkerCrashedError
 
 import longview.harness.ray_executor as _this
 from longview.harness.cell import Cell
@@ -200,6 +200,8 @@ class RayExecutor(Executor):
         self.retried: list[str] = []  # cell keys sent again after their worker died
         self.cells_by_pid: Counter[int] = Counter()  # cells accepted per worker process
         self.load: list[int] = []  # cells in flight per worker
+        self.pids: list[int] = []  # each worker's current process
+        self.locks: list[asyncio.Lock] = []
         self.limiter_stats: dict[str, Any] = {}  # completed sessions; in flight and peak per key
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -235,6 +237,7 @@ class RayExecutor(Executor):
         for info in infos:
             if info["error"]:
                 raise ConfigError(f"a Ray worker could not prepare the run: {info['error']}")
+        self.pids = [i["pid"] for i in infos]
         seen = [bool(i["shared"]) for i in infos]
         if self.files == "shared" and not all(seen):
             raise ConfigError(f"{root}: not visible from every Ray worker (no shared filesystem); drop files='shared'")
@@ -257,6 +260,7 @@ class RayExecutor(Executor):
     async def run_cells(self, p: Prepared, store: RunStore, todo: list[Cell], on_session: OnSession,
                         on_cell: OnCell) -> None:
         cell_slots = asyncio.Semaphore(p.cfg.max_concurrency)  # cells in flight, as locally
+        self.locks = [asyncio.Lock() for _ in self.workers]
         load = self.load = [0] * len(self.workers)
         reported = 0
 
@@ -277,14 +281,15 @@ class RayExecutor(Executor):
             async with cell_slots:
                 for attempt in range(self.cell_attempts):
                     i = min(range(len(self.workers)), key=lambda k: load[k])
-                    holder = f"{cell.key}#{attempt}"
+                    holder, pid = f"{cell.key}#{attempt}", self.pids[i]
                     load[i] += 1
                     try:
                         out = await self.workers[i].run.remote(cell, holder, self.shared[i])
-                    except WORKER_DIED:
-                        await self.limiter.forget.remote(holder, True)
+                    except WORKER_DIED as e:
                         self.retried.append(cell.key)
-                        await self._until_alive(i)  # Ray restarts it; calls sent meanwhile would fail too
+                        # The attempt must be over before its slots are given back and the cell resent.
+                        await self._recover(i, pid, unreachable=isinstance(e, ActorUnavailableError))
+                        await self.limiter.forget.remote(holder, True)
                         continue
                     except RayTaskError as e:  # the suite's own error: stop the run, as locally
                         await self.limiter.forget.remote(holder, True)
@@ -314,20 +319,30 @@ class RayExecutor(Executor):
             poller.cancel()
             await p.roles.aclose()
 
-    async def _until_alive(self, i: int, timeout: float = 120.0) -> None:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while True:
-            try:
-                info = await self.workers[i].info.remote()
-            except WORKER_DIED:
+    async def _recover(self, i: int, pid: int, *, unreachable: bool, timeout: float = 120.0) -> None:
+        """Wait until worker ``i`` runs again in a new process (Ray restarts a dead actor). A worker
+        that was only unreachable may still be running the attempt: it is killed (and restarted)
+        first, so two attempts of one cell never run at once."""
+        async with self.locks[i]:
+            if self.pids[i] != pid:  # another cell of that process already saw it restarted
+                return
+            if unreachable:
+                ray.kill(self.workers[i], no_restart=False)
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + timeout
+            while True:
+                try:
+                    info = await self.workers[i].info.remote()
+                except WORKER_DIED:
+                    info = None
+                if info is not None and info["pid"] != pid:
+                    break
                 if loop.time() > deadline:
-                    raise LongviewError(f"Ray worker {i} did not come back within {timeout:.0f} s") from None
+                    raise LongviewError(f"Ray worker {i} did not come back within {timeout:.0f} s")
                 await asyncio.sleep(0.5)
-                continue
             if info["error"]:
                 raise ConfigError(f"a restarted Ray worker could not prepare the run: {info['error']}")
-            return
+            self.pids[i] = info["pid"]
 
     # -- usage ----------------------------------------------------------------------------------
     def _add_usage(self, snapshot: tuple[str, int, dict]) -> None:

@@ -196,6 +196,8 @@ def run(
     todo = sorted((c for c in p.cells if not store.is_done(c.key)), key=lambda c: -sessions[c])
     try:
         p.manifest.executor = executor.start(p, store)
+        p.manifest.usage = previous_usage  # on record even if the driver is killed before the end
+        store.write_manifest(p.manifest)
         on_start(len(todo), sum(sessions[c] for c in todo))
         asyncio.run(executor.run_cells(p, store, todo, on_session, on_cell))
     finally:  # usage goes into the manifest even if the run stops early; resumes add up
