@@ -51,8 +51,12 @@ class Executor(ABC):
 
     name: str
 
+    def connect(self, p: Prepared) -> None:  # noqa: B027 (optional hook)
+        """Reach the execution engine (join or start a cluster), before the run folder is written."""
+
     def start(self, p: Prepared, store: RunStore) -> dict[str, Any]:
-        """Bring up whatever runs the cells; returns what the manifest records (``executor``)."""
+        """Bring up whatever runs the cells into the opened ``store``; returns what the manifest
+        records (``executor``)."""
         return {"name": self.name}
 
     @abstractmethod
@@ -65,7 +69,7 @@ class Executor(ABC):
         """Model usage of this invocation so far (a ``UsageSummary`` dump), also after a failure."""
 
     def stop(self) -> None:  # noqa: B027 (optional hook: most executors hold nothing)
-        """Release what ``start`` brought up."""
+        """Release what ``connect`` and ``start`` brought up (called whatever happened)."""
 
 
 class LocalExecutor(Executor):

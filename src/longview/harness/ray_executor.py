@@ -178,9 +178,6 @@ class CellWorker:
                 shutil.rmtree(folder, ignore_errors=True)
         return {"result": result, "files": files, "usage": self.usage(), "pid": os.getpid()}
 
-    async def close(self) -> None:
-        await self.p.roles.aclose()
-
 
 class RayExecutor(Executor):
     """Cells as calls to worker actors on a Ray cluster (started locally when no address is given)."""
@@ -205,15 +202,22 @@ class RayExecutor(Executor):
         self.limiter_stats: dict[str, Any] = {}  # completed sessions; in flight and peak per key
 
     # -- lifecycle ------------------------------------------------------------------------------
-    def start(self, p: Prepared, store: RunStore) -> dict[str, Any]:
-        if not ray.is_initialized():
-            kw: dict[str, Any] = dict(logging_level=logging.WARNING, configure_logging=True)
-            if self.address:
+    def connect(self, p: Prepared) -> None:
+        if ray.is_initialized():  # joined already (tests, notebooks): use it, leave it running
+            return
+        kw: dict[str, Any] = dict(logging_level=logging.WARNING, configure_logging=True)
+        if self.address:
+            try:
                 ray.init(address=self.address, **kw)
-            else:
-                # "local": a new instance for this run, even where RAY_ADDRESS or `ray start` points elsewhere.
-                ray.init(address="local", num_cpus=self.num_cpus or os.cpu_count() or 1, include_dashboard=False, **kw)
-            self.owns_ray = True
+            except (ConnectionError, RuntimeError, ValueError) as e:
+                why = " ".join(f"{e} {e.__cause__ or ''}".split())
+                raise ConfigError(f"--ray-address {self.address}: cannot join that Ray cluster ({why[:600]})") from None
+        else:
+            # "local": a new instance for this run, even where RAY_ADDRESS or `ray start` points elsewhere.
+            ray.init(address="local", num_cpus=self.num_cpus or os.cpu_count() or 1, include_dashboard=False, **kw)
+        self.owns_ray = True
+
+    def start(self, p: Prepared, store: RunStore) -> dict[str, Any]:
         nodes = [n for n in ray.nodes() if n.get("Alive")]
         cpus = int(ray.cluster_resources().get("CPU", 1))
         n = self.n_workers or max(1, min(cpus, p.cfg.max_concurrency))
@@ -247,10 +251,11 @@ class RayExecutor(Executor):
                 "workers": n, "files": mode}
 
     def stop(self) -> None:
-        for w in self.workers:
-            ray.kill(w)
-        if self.limiter is not None:
-            ray.kill(self.limiter)
+        for actor in [*self.workers, *([self.limiter] if self.limiter is not None else [])]:
+            try:
+                ray.kill(actor)
+            except Exception:  # noqa: BLE001 (already gone; nothing else to release)
+                pass
         self.workers, self.limiter = [], None
         if self.owns_ray:
             ray.shutdown()

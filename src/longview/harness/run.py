@@ -187,9 +187,14 @@ def run(
 
     p = prepared or prepare(cfg)
     executor = executor or executor_for(cfg)
+    executor.connect(p)  # e.g. join the Ray cluster: a wrong address fails before anything is written
     # The default folder is named by the config hash, so finding it means the same run: continue it.
     store = RunStore(cfg.out or default_out(p.manifest))
-    store.open(p.manifest, resume=cfg.resume or cfg.out is None, force=cfg.force)
+    try:
+        store.open(p.manifest, resume=cfg.resume or cfg.out is None, force=cfg.force)
+    except BaseException:
+        executor.stop()
+        raise
     previous_usage = store.previous_usage
     sessions = {c: p.suite.sessions(c, p.dataset, p.options) for c in p.cells}
     # Longest cells first: the sweep's tail is then made of short cells.
