@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from longview.kernel.errors import ConfigError
@@ -65,7 +65,7 @@ class Roles:
 
     def __init__(
         self,
-        models: dict[str, str | None],
+        models: Mapping[str, str | None],
         params: dict[str, GenParams] | None = None,
         *,
         api_base: str | None = None,

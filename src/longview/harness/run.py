@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from longview import __version__
 from longview.harness import registry
@@ -29,15 +29,14 @@ from longview.kernel.runstore import DatasetInfo, Manifest, RunStore, atomic_wri
 REFERENCE = "reference"  # --agent reference: every reference agent of the suite
 
 
-class AbortedCell(BaseModel):
+class AbortedCell(CellResult):
     """The completion marker of a cell whose run_cell raised CellAborted: recorded, never scored."""
 
-    agent: str
-    variant: str
-    unit: str
-    trial: int = 0
-    status: str = "aborted"
-    abort_reason: str | None = None
+    agent: str = Field(description="Agent of the cell.")
+    variant: str = Field(description="Variant of the cell.")
+    unit: str = Field(description="Unit of the cell.")
+    trial: int = Field(default=0, description="Trial of the cell.")
+    status: str = Field(default="aborted", description="Always aborted.")
 
 
 def suite_options(suite: Suite, raw: dict[str, Any]) -> BaseModel:
@@ -167,12 +166,13 @@ def make_agent(p: Prepared, cell: Cell):
     from longview.agents.llm import LLMAgent
 
     client = p.roles.client(AGENT, cell.agent)
+    assert client is not None  # a model string always gives a client
     return LLMAgent(client, p.roles.params(AGENT), name=cell.agent, trial=p.roles.trial_key(cell.trial))
 
 
 async def _run_cells(
     p: Prepared, store: RunStore, todo: list[Cell], on_session: Callable[[], None],
-    on_cell: Callable[[Cell, CellResult], None],
+    on_cell: Callable[[Cell, BaseModel], None],
 ) -> None:
     slots = asyncio.Semaphore(p.cfg.max_concurrency)  # sessions in flight, across the run
     cell_slots = asyncio.Semaphore(p.cfg.max_concurrency)  # cells in flight: finished cells land early
@@ -184,11 +184,11 @@ async def _run_cells(
                               components=p.components, roles=p.roles, folder=folder, seed=p.cfg.seed,
                               max_turns=p.cfg.max_turns, slots=slots, on_session=on_session)
             try:
-                result: CellResult = await p.suite.run_cell(ctx)
+                result: BaseModel = await p.suite.run_cell(ctx)
             except CellAborted as e:
                 result = AbortedCell(agent=cell.agent, variant=cell.variant, unit=cell.unit, trial=cell.trial,
                                      abort_reason=e.reason)
-            store.finish_cell(cell.key, result)  # type: ignore[arg-type]
+            store.finish_cell(cell.key, result)
             on_cell(cell, result)
 
     try:
@@ -202,7 +202,7 @@ def run(
     *,
     on_start: Callable[[int, int], None] = lambda cells, sessions: None,
     on_session: Callable[[], None] = lambda: None,
-    on_cell: Callable[[Cell, CellResult], None] = lambda c, r: None,
+    on_cell: Callable[[Cell, BaseModel], None] = lambda c, r: None,
     prepared: Prepared | None = None,
 ) -> tuple[RunStore, Any]:
     """Plan, run the unfinished cells, score, and write the scorecard into the run directory."""

@@ -54,6 +54,7 @@ def calibrate(
         roles = Roles({"router": router_model, "classifier": classifier_model}, api_base=api_base, no_cache=no_cache)
         roles.validate()
         scaffold = scaffold_for(roles)
+        result: cal.RouterCalibration | cal.ClassifierCalibration
         if role == "router":
             result = asyncio.run(cal.calibrate_router(scaffold.router, cal.load_router_set(calibration_set)))
         else:

@@ -43,7 +43,9 @@ class Scaffold:
 
 def scaffold_for(roles: Roles) -> Scaffold:
     """Embedded Router, Classifier and user unless a model is set for the role."""
-    router, classifier, user = KeywordRouter(), TopicClassifier(), ScriptedUser()
+    router: Router = KeywordRouter()
+    classifier: Classifier = TopicClassifier()
+    user: UserSimulator = ScriptedUser()
     if any(roles.model(r) for r in ("router", "classifier", "user")):
         from longview.suites.atr.llm_scaffold import LLMClassifier, LLMRouter, LLMUser
 

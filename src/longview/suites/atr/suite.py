@@ -107,7 +107,7 @@ class ATRSuite(Suite):
                                        by=learn),
         }
 
-    def tables(self, scorecard: Scorecard) -> list[Table]:
+    def tables(self, scorecard: Any) -> list[Table]:
         from longview.suites.atr.report import breakdown_table, paper_table, scorecard_table
 
         out = [scorecard_table(scorecard)]
