@@ -523,3 +523,11 @@ async def test_litellm_bug_is_not_retried(monkeypatch):
             None, USER, [], P
         )
     assert len(calls) == 1 and calls[0]["model"] == "cohere/command-r"
+
+
+async def test_empty_turns_are_not_cached(script, tmp_path):
+    answers = iter(["", "real answer"])
+    client = make_client(script("hiccup", lambda s, m, t: next(answers)), cache=ResponseCache(tmp_path))
+    assert (await client.complete("s", USER, [], P)).text in ("", None)
+    assert (await client.complete("s", USER, [], P)).text == "real answer"  # asked again, not replayed
+    assert (await client.complete("s", USER, [], P)).text == "real answer"  # now cached

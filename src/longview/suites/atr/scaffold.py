@@ -21,6 +21,9 @@ class RouteVerdict(BaseModel):
 
     is_rule_question: bool = Field(description="True iff the message asks a standing-rule question.")
     span: str | None = Field(default=None, description="Verbatim question span on positives.")
+    verbatim: bool = Field(
+        default=True, description="False when the span is not found in the message (kept, and recorded)."
+    )
 
 
 class Router(Protocol):
