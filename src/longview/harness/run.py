@@ -255,6 +255,8 @@ def scorecard_json(sc: Any, manifest: Manifest, suite: Suite | None = None) -> d
         info = suite.metric_info(manifest.components)
         if info:
             data["metrics"] = {k: v.model_dump() for k, v in info.items()}
+    if suite is not None and (notes := suite.notes(sc, manifest.components)):
+        data["notes"] = notes
     data["run"] = {
         "package_version": manifest.package_version,
         "git_commit": manifest.git_commit,

@@ -99,6 +99,11 @@ class Suite(ABC):
         scorecards that do not carry it themselves."""
         return {}
 
+    def notes(self, scorecard: Any, components: dict[str, str]) -> list[str]:
+        """Caveats printed under the tables and kept in the scorecard JSON (``notes``), e.g. that a
+        judged metric was judged by an embedded component, not the paper's."""
+        return []
+
     def transcript(self, events: list[TraceEvent]) -> list[str]:
         """A session transcript as readable lines (`longview trace`); default: the generic view."""
         from longview.harness.transcript import trace_lines

@@ -100,10 +100,11 @@ class _PromptedModel:
 
     prompt: str
 
-    def __init__(self, client: ModelClient, params: GenParams) -> None:
+    def __init__(self, client: ModelClient, params: GenParams, system: str | None = None) -> None:
         self.client, self.params = client, params
         self.name = f"llm:{client.model}"
-        self.system = block(self.prompt)
+        # The release's own prompt (with its few-shot bank) when the run is on its checkout.
+        self.system = system or block(self.prompt)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
