@@ -233,7 +233,7 @@ class AmazonApp(AppBase):
         for k, q in cart.items():
             p = find(self.state.products, "product_id", int(k), None, "Product")
             p.stock -= q
-            items.append({"product_id": p.product_id, "quantity": q})
+            items.append({"product_id": p.product_id, "name": p.name, "quantity": q})
             total += p.price * q
         o = Order(order_id=self.state.next_id(), owner=me, items=items, total=round(total, 2), address=address)
         self.state.orders.append(o)
