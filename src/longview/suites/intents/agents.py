@@ -90,7 +90,7 @@ class ReferenceAgent:
             if i.id not in self.applied:
                 self.applied.add(i.id)
                 self.queue += i.actions
-                self.reply_parts.append(i.reply)
+                self.reply_parts.append(i.reply or i.content)
 
     def _plan_start(self, session: Session, obs: Observation) -> None:
         self.phase = "work"

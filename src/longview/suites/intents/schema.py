@@ -77,6 +77,8 @@ class HiddenIntent(Strict):
                                       "once the intent is satisfied (empty: judged by a model or a lexical proxy).")
     actions: list[Action] = Field(default_factory=list, description="Reference script that satisfies it.")
     reply: str = Field(default="", description="Reference reply fragment that reports it.")
+    initially_provided: bool = Field(default=False, description="Imported tasks: already stated at the start "
+                                     "(π-Bench status 'provided'); counts in PROC's denominator, never open.")
 
     @model_validator(mode="after")
     def _source_for_label(self) -> "HiddenIntent":

@@ -65,7 +65,9 @@ class TwoStageUser:
         self.session, self.profile, self.judges, self.tools = session, profile, judges, tools
         self.state, self.workspace = state, workspace
         self.wording = wording or VerbatimWording()
-        self.status: dict[str, IntentOutcome | None] = {i.id: None for i in session.hidden_intents}
+        self.status: dict[str, IntentOutcome | None] = {
+            i.id: IntentOutcome(status="provided", reply=0) if i.initially_provided else None
+            for i in session.hidden_intents}
         self.met: dict[str, bool] = {c.id: False for c in session.checklist if c.check is not None}
         self.proxy_met: dict[str, bool] = {c.id: False for c in session.checklist if c.check is None and c.proxy}
         self.replies: list[str] = []
