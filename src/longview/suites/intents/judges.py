@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 from longview.judges.base import LLMJudge
 from longview.suites.intents.evidence import Evidence, run_check
 from longview.suites.intents.schema import ChecklistItem, HiddenIntent
-from longview.text import content_words, overlap
+from longview.text import content_words, overlap, tokens
 
 SATISFIED_MIN = 0.75  # lexical proxy: share of an intent's content words found in reply + artifacts
 QUESTION_MIN = 0.6  # share of an intent's question words one question sentence must cover
@@ -69,11 +69,16 @@ def question_sentences(reply: str) -> list[str]:
     return [q.strip() for q in re.findall(r"[^.!?\n]*\?", reply or "") if q.strip(" ?")]
 
 
+def proxy_words(text: str) -> set[str]:
+    """Content words plus numbers: what the lexical proxy compares."""
+    return content_words(text) | {t for t in tokens(text) if t.isdigit()}
+
+
 def embedded_satisfied(intent: HiddenIntent, ev: Evidence) -> bool:
     if intent.satisfied_by:
         return all(run_check(c, ev) for c in intent.satisfied_by)
-    want = content_words(intent.content)
-    have = content_words("\n".join(ev.replies) + "\n" + ev.artifacts_text())
+    want = proxy_words(intent.content)
+    have = proxy_words("\n".join(ev.replies) + "\n" + ev.artifacts_text())
     return bool(want) and overlap(have, want) >= SATISFIED_MIN
 
 
