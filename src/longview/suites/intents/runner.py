@@ -50,7 +50,6 @@ class Components:
     rubric: RubricJudge = field(default_factory=RubricJudge)
     wording: Wording = field(default_factory=VerbatimWording)
     rule_mode: RuleMode = "reference"
-    max_turns: int = 40
 
 
 def system_prompt(ep: Episode, memory: str) -> str:
@@ -126,7 +125,7 @@ async def run_episode(ctx: CellContext, ds: IntentsDataset, comps: Components, *
                 outcome = await run_session(
                     ctx.agent, tools, user, system=system_prompt(ep, mem.context(session.request)),
                     opening=[Message(role="user", content=session.request)], session_id=session.id, phase="task",
-                    trace=trace, max_turns=comps.max_turns, clock=clock)
+                    trace=trace, max_turns=ctx.max_turns, clock=clock)
             rec = user.record(outcome.termination.value)
             await add_judged_criteria(rec, session, user, comps, ds.rule_keys.get((unit, session.id)), ep)
             trace.emit("session_record", record=rec.model_dump(mode="json"))

@@ -30,7 +30,6 @@ class IntentsOptions(BaseModel):
     rule_mode: Literal["reference", "fixed"] = Field(
         default="reference", description="Imported rule scripts: reference (last call of each tool per user turn, "
         "as π-Bench's evaluator) or fixed (the whole tool history at once).")
-    max_turns: int = Field(default=40, ge=4, description="Assistant-turn cap per session (tool turns included).")
     sessions: int = Field(default=0, ge=0, description="Run only the first N sessions of each episode (0: all).")
 
 
@@ -70,7 +69,7 @@ class IntentsSuite(Suite):
 
     def components(self, roles: Roles, options: BaseModel) -> Components:
         opts = options if isinstance(options, IntentsOptions) else IntentsOptions()
-        comps = Components(rule_mode=opts.rule_mode, max_turns=opts.max_turns)
+        comps = Components(rule_mode=opts.rule_mode)
         judge = roles.client("judge")
         if judge is not None:
             p = roles.params("judge")

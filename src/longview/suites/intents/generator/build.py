@@ -299,7 +299,7 @@ class EpisodeBuilder:
                 v, says, q = self.intent_value(dk, dt)
                 prefs[g].append((v, says, q, sid))
                 extra = f" Also, for later: whenever we get to the {dt}, remember this: {says}"
-                for _ in range(2):
+                for _ in range(self.rng.choice((1, 2, 2))):
                     intents.append((*self.intent_value(kind, topic), "ask", None))
             else:
                 if entry.startswith("d"):
@@ -310,7 +310,7 @@ class EpisodeBuilder:
                 self.ws_turn += 1
                 self.ws_lines[f].append((topic, says))
                 intents.append((v, says, q, "workspace", f))
-                n_ask = 1 if entry.startswith("d") else 2
+                n_ask = self.rng.choice((0, 1, 1)) if entry.startswith("d") else self.rng.choice((1, 2, 2))
                 for _ in range(n_ask):
                     intents.append((*self.intent_value(kind, topic), "ask", None))
             sessions.append(self.session(sid, idx, entry, topic, art, intents, extra,
