@@ -155,3 +155,24 @@ def test_rubric_items_judged_with_a_judge_model(tmp_path):
     assert all(o["status"] in ("completed", "provided") for s in cell["sessions"] for o in s["intents"].values())
     unregister_script("pib_note2")
     unregister_script("pib_judge")
+
+
+def test_a_crashing_rule_script_leaves_its_criteria_undefined(tmp_path):
+    root = _copy(tmp_path)
+    script = root / "data/tester/scripts/tester_task_002_note.py"
+    script.write_text(script.read_text().replace("    for item in tools_history or []:",
+                                                 "    if tools_history:\n        raise RuntimeError('boom')\n"
+                                                 "    for item in tools_history or []:"))
+    _note_agent("pib_note3")
+    suite = IntentsSuite()
+    ds = suite.load_dataset(f"pibench:{root}", None)
+    roles = Roles({})
+
+    def factory(agent, unit, t):
+        return LLMAgent(roles.client("agent", model="mock/pib_note3"), roles.params("agent"), name=agent)
+
+    res = run_cells(suite, ds, ["mock/pib_note3"], ["default"], tmp_path / "runs", agent_factory=factory)
+    unregister_script("pib_note3")
+    s2 = next(s for s in json.loads(res[0])["sessions"] if s["session_id"] == "tester_task_002")
+    assert s2["rule_errors"] and "boom" in s2["rule_errors"][0]
+    assert all(v["met"] is None for v in s2["criteria"].values() if v["kind"] == "rule")
