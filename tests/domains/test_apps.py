@@ -64,3 +64,21 @@ def test_read_csv_and_pdf(tmp_path):
     assert pdf_out["content"] == "Policy (v2)\nBudget cap: EUR 500"
     assert snapshot_files(tmp_path / "ws")["p.pdf"].endswith("EUR 500")
     assert extract_text(write_pdf(["x"], compress=False)) == "x"
+
+
+def test_appworld_file_system_app(tmp_path):
+    s = AppsState(open_login=True)
+    t = AppsToolkit(s, tmp_path)
+    tok = t.call("file_system__login", {"username": "u@x.org", "password": "pw"}).output["access_token"]
+    assert not t.call("file_system__create_directory", {"access_token": tok, "directory_path": "~/a/b"}).ok
+    assert t.call("file_system__create_directory", {"access_token": tok, "directory_path": "~/a/b", "recursive": True}).ok
+    out = t.call("file_system__create_file", {"access_token": tok, "file_path": "~/a/b/n.txt", "content": "x"}).output
+    assert out == {"message": "File created.", "file_path": "/a/b/n.txt"}
+    assert t.call("file_system__copy_directory", {"access_token": tok, "source_directory_path": "~/a",
+                                                  "destination_directory_path": "~/c"}).ok
+    assert t.call("file_system__move_file", {"access_token": tok, "source_file_path": "/c/b/n.txt",
+                                             "destination_file_path": "/m.txt"}).ok
+    listing = t.call("file_system__show_directory", {"access_token": tok}).output
+    assert listing == ["/a/", "/a/b/", "/a/b/n.txt", "/c/", "/c/b/", "/m.txt"]
+    assert t.call("file_system__show_file", {"access_token": tok, "file_path": "~/m.txt"}).output["content"] == "x"
+    assert not (tmp_path / "m.txt").exists()  # the app's file system is not the workspace

@@ -1,4 +1,5 @@
-"""AppWorld-style personal apps on the kernel: typed state, READ/WRITE tools, AppWorld API shapes.
+"""AppWorld-style personal apps on the kernel (notes, todo, mail, phone, calendar, splitwise, spotify,
+amazon, AppWorld file_system): typed state, READ/WRITE tools, AppWorld API shapes.
 
 Tool names are ``<app>__<api>`` (``simple_note__create_note``), argument names and response
 shapes follow the AppWorld apps that π-Bench tasks call (``login`` returns ``access_token``,

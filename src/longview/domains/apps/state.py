@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from longview.kernel.state import WorldState
 
-APPS = ("simple_note", "todoist", "gmail", "phone", "calendar", "splitwise", "spotify", "amazon")
+APPS = ("simple_note", "todoist", "gmail", "phone", "calendar", "splitwise", "spotify", "amazon", "file_system")
 
 
 class Account(BaseModel):
@@ -184,6 +184,10 @@ class AppsState(WorldState):
     products: list[Product] = Field(default_factory=list)
     cart: dict[str, dict[str, int]] = Field(default_factory=dict, description="login -> product_id -> qty.")
     orders: list[Order] = Field(default_factory=list)
+    vfs_files: dict[str, dict[str, Any]] = Field(default_factory=dict, description="AppWorld file_system: "
+                                                 "login -> path -> {file_id, content, created_at, updated_at}.")
+    vfs_dirs: dict[str, list[str]] = Field(default_factory=dict, description="AppWorld file_system: login -> "
+                                           "directory paths (ending in /).")
     now: str = Field(default="2026-03-02T09:00:00", description="Simulated current time.")
 
     def next_id(self) -> int:

@@ -7,6 +7,7 @@ from pathlib import Path
 from longview.domains.apps.commerce import AmazonApp, SpotifyApp, SplitwiseApp
 from longview.domains.apps.comms import CalendarApp, MailApp, PhoneApp
 from longview.domains.apps.files import WorkspaceFiles
+from longview.domains.apps.filesystem_app import FileSystemApp
 from longview.domains.apps.notes_todo import NotesApp, TodoApp
 from longview.domains.apps.state import AppsState
 from longview.kernel.tools import Toolkit, ToolSpec, spec_of
@@ -20,7 +21,7 @@ def app_of(tool_name: str) -> str:
 
 
 class AppsToolkit(NotesApp, TodoApp, MailApp, PhoneApp, CalendarApp, SplitwiseApp, SpotifyApp, AmazonApp,
-                  WorkspaceFiles, Toolkit):
+                  FileSystemApp, WorkspaceFiles, Toolkit):
     """Every app tool plus the workspace file tools, bound to ``state`` and ``root``."""
 
     _specs_cache: dict[str, tuple[str, ToolSpec]] = {}  # tool name -> (attribute, spec), built once

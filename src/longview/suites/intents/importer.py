@@ -21,6 +21,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from longview.domains.apps.state import APPS
 from longview.domains.apps.toolkit import AppsToolkit
 from longview.kernel.errors import DataError
 from longview.suites.intents.dataset import Classification, IntentsDataset
@@ -173,7 +174,7 @@ def classify(task: PibTask, has_assets: bool) -> Classification:
     known = _known_tools()
     apps = {n.split("__", 1)[0] for n in names}
     apps |= {app for app, words in APP_WORDS.items() if any(w in low for w in words)}
-    missing_apps = sorted(a for a in apps if a in ("venmo", "file_system") or (a not in APP_WORDS))
+    missing_apps = sorted(a for a in apps if a not in APPS)
     if missing_apps:
         return Classification(task.task_id, "needs_app", f"longview has no {', '.join(missing_apps)} app")
     lacking = sorted(n for n in names if n not in known and n not in APPWORLD_DB_TOOLS)
