@@ -47,7 +47,7 @@ class IntentsSuite(Suite):
     reference_agents = {f"ref:{k}": "default" for k in KINDS}
     variants = {"default": "earlier sessions carried in the agent's file memory",
                 "no_history": "every session starts with an empty memory (workspace and app state persist)"}
-    model_variants = ("default", "no_history")
+    model_variants = ("default",)
     datasets = {"builtin": "5 generated personas x 20 sessions (offline, deterministic judges)",
                 "pibench:PATH": "π-Bench's released data from your own checkout (schema v2); runnable tasks only"}
 
@@ -112,6 +112,35 @@ class IntentsSuite(Suite):
         import hashlib
 
         return {**prompt_hashes(), "user": hashlib.sha256(USER_PROMPT.encode()).hexdigest()}
+
+    def estimate(self, cells: list[Cell], dataset: Any, roles: Roles, options: BaseModel) -> dict[str, tuple[int, int]]:
+        """Rough --dry-run figures: per session, two agent turns per hidden intent plus three; the
+        prompt grows with the file memory (capped at 60,000 characters); judges run twice per reply."""
+        k = getattr(options, "sessions", 0)
+        agent = judge = user = 0
+        a_tok = j_tok = u_tok = 0
+        for cell in cells:
+            sessions = dataset.episode(cell.unit).sessions
+            sessions = sessions[:k] if k else sessions
+            memory = 0
+            for s in sessions:
+                turns = 3 + 2 * len(s.hidden_intents)
+                prompt = 3000 + min(memory, 60_000) // 4 + len(s.request) // 4
+                agent += turns
+                a_tok += turns * (prompt + 300 * turns // 2)
+                replies = 1 + len(s.hidden_intents)
+                judge += 2 * replies
+                j_tok += 2 * replies * 2500
+                user += replies
+                u_tok += replies * 400
+                if cell.variant != "no_history":
+                    memory += 1500 * turns
+        out = {"agent": (agent, a_tok)}
+        if roles.model("judge"):
+            out["judge"] = (judge, j_tok)
+        if roles.model("user"):
+            out["user"] = (user, u_tok)
+        return out
 
     def commands(self):
         from longview.suites.intents.commands import app

@@ -5,7 +5,10 @@ Static: every intent's cue is absent from its own request; a ``session`` intent'
 source session's request; a ``workspace`` intent's cue is in the source file (PDFs read as text);
 an ``ask`` intent's cue is in no earlier session (request or intents) and no workspace file.
 Dynamic (offline, embedded judges): ``ref:oracle`` completes every intent and meets every
-deterministic criterion; ``ref:literal`` completes or elicits none.
+deterministic criterion; ``ref:literal`` completes or elicits none; ``ref:recall`` (which uses only
+its memory and the workspace files) completes exactly the ``session`` and ``workspace`` intents,
+and without history exactly the ``workspace`` ones — each intent is recoverable where its label
+says, and only there.
 """
 
 from __future__ import annotations
@@ -51,10 +54,10 @@ def static_problems(ep: Episode) -> list[str]:
     return out
 
 
-async def _run(ds: IntentsDataset, unit: str, kind: str, folder: Path):
+async def _run(ds: IntentsDataset, unit: str, kind: str, folder: Path, no_history: bool = False):
     ctx = CellContext(cell=Cell(agent=f"ref:{kind}", variant="default", unit=unit), dataset=ds, options=None,
                       agent=ReferenceAgent(kind, ds, unit), components=Components(), roles=Roles({}), folder=folder)
-    return await run_episode(ctx, ds, Components(), no_history=False)
+    return await run_episode(ctx, ds, Components(), no_history=no_history)
 
 
 def dynamic_problems(ds: IntentsDataset, unit: str) -> list[str]:
@@ -62,6 +65,8 @@ def dynamic_problems(ds: IntentsDataset, unit: str) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         oracle = asyncio.run(_run(ds, unit, "oracle", Path(tmp) / "o"))
         literal = asyncio.run(_run(ds, unit, "literal", Path(tmp) / "l"))
+        recall = asyncio.run(_run(ds, unit, "recall", Path(tmp) / "r"))
+        forgetful = asyncio.run(_run(ds, unit, "recall", Path(tmp) / "f", no_history=True))
     for r in oracle.sessions:
         for k, o in r.intents.items():
             if o.status != "completed":
@@ -73,6 +78,14 @@ def dynamic_problems(ds: IntentsDataset, unit: str) -> list[str]:
         for k, o in r.intents.items():
             if o.status in ("completed", "elicited"):
                 out.append(f"{unit}/{r.session_id}/{k}: literal agent {o.status} it")
+    labels = {(s.id, i.id): i.recoverable_from for s in ds.episode(unit).sessions for i in s.hidden_intents}
+    for run, found in ((recall, ("session", "workspace")), (forgetful, ("workspace",))):
+        for r in run.sessions:
+            for k, o in r.intents.items():
+                label = labels[(r.session_id, k)]
+                if (o.status == "completed") != (label in found):
+                    out.append(f"{unit}/{r.session_id}/{k}: a '{label}' intent was {o.status} by ref:recall"
+                               f"{' without history' if run is forgetful else ''}")
     return out
 
 
