@@ -64,7 +64,13 @@ def _arg_ok(value: Any, want: Any) -> bool:
     return value == want
 
 
+COLLECTIONS = ("notes", "tasks", "projects", "emails", "texts", "contacts", "alarms", "events", "groups",
+               "expenses", "orders", "liked_songs")
+
+
 def records(state: AppsState, collection: str) -> list[dict[str, Any]]:
+    if collection == "any":
+        return [r for c in COLLECTIONS for r in records(state, c)]
     if collection == "liked_songs":
         ids = {i for v in state.liked_songs.values() for i in v}
         return [s.model_dump() for s in state.songs if s.song_id in ids]

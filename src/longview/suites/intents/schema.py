@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Collection = Literal["notes", "tasks", "projects", "emails", "texts", "contacts", "alarms", "events",
+Collection = Literal["any", "notes", "tasks", "projects", "emails", "texts", "contacts", "alarms", "events",
                      "groups", "expenses", "orders", "liked_songs"]
 
 
@@ -29,7 +29,7 @@ class Check(Strict):
     kind: Literal["reply_contains", "file_contains", "record_contains", "tool_called"] = Field(
         description="reply_contains: an agent reply in scope has every `all` string; file_contains: workspace "
         "file `path` exists and has every `all` string and no `none` string; record_contains: some app record "
-        "of `collection` has the `where` field values and every `all` string in its JSON; tool_called: a "
+        "of `collection` (any: every collection) has the `where` field values and every `all` string in its JSON; tool_called: a "
         "successful call of `tool` whose arguments contain every `args` value.")
     all: list[str] = Field(default_factory=list, description="Strings that must all occur.")
     none: list[str] = Field(default_factory=list, description="Strings that must not occur.")

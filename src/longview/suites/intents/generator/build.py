@@ -52,7 +52,7 @@ class Artifact:
 def _note(title: str, body: str) -> Artifact:
     where = {"title": title}
     return Artifact(
-        "note", ["simple_note"], f"a Simple Note titled '{title}'",
+        "note", ["simple_note"], f"create a Simple Note titled '{title}' saying: {body.rstrip('.')}",
         [Action(tool="simple_note__create_note", args={"access_token": "$login:simple_note", "title": title,
                                                         "content": body}, save="note")],
         [(f"A Simple Note titled '{title}' exists with the requested content.",
@@ -66,7 +66,7 @@ def _note(title: str, body: str) -> Artifact:
 def _file(path: str, body: str, assets: dict[str, str] | None = None) -> Artifact:
     end = "-- end of document --"
     return Artifact(
-        "file", [], f"a file {path} in the workspace",
+        "file", [], f"write the file {path} in the workspace, starting with: {body.splitlines()[-1].rstrip('.')}",
         [Action(tool="write_file", args={"path": path, "content": body + "\n\n" + end})],
         [(f"The workspace file {path} exists with the requested content.",
           Check(kind="file_contains", path=path, all=[body.split(".")[0]]))],
@@ -80,7 +80,7 @@ def _todo(project: str, tasks: list[str]) -> Artifact:
     base += [Action(tool="todoist__create_task", args={"access_token": "$login:todoist", "title": t,
                                                         "project_id": "$proj.project_id"}) for t in tasks]
     return Artifact(
-        "todo", ["todoist"], f"a Todoist project '{project}' with the tasks {', '.join(tasks)}", base,
+        "todo", ["todoist"], f"set up a Todoist project '{project}' with the tasks {', '.join(tasks)}", base,
         [(f"A Todoist project '{project}' exists.", Check(kind="record_contains", collection="projects",
                                                            where={"name": project})),
          (f"The project has the task '{tasks[0]}'.", Check(kind="record_contains", collection="tasks", all=[tasks[0]]))],
@@ -91,7 +91,7 @@ def _todo(project: str, tasks: list[str]) -> Artifact:
 
 def _email(to: str, subject: str, body: str) -> Artifact:
     return Artifact(
-        "email", ["gmail"], f"an email to {to} with the subject '{subject}'",
+        "email", ["gmail"], f"email {to} with the subject '{subject}' and the line: {body.rstrip('.')}",
         [Action(tool="gmail__send_email", args={"access_token": "$login:gmail", "email_addresses": [to],
                                                  "subject": subject, "body": body})],
         [(f"An email to {to} with the subject '{subject}' was sent.",
@@ -103,7 +103,7 @@ def _email(to: str, subject: str, body: str) -> Artifact:
 
 def _sms(number: str, who: str, msg: str) -> Artifact:
     return Artifact(
-        "sms", ["phone"], f"a text message to {who} at {number}",
+        "sms", ["phone"], f"text {who} at {number}: {msg.rstrip('.')}",
         [Action(tool="phone__send_text_message", args={"access_token": "$login:phone", "phone_number": number,
                                                         "message": msg})],
         [(f"A text message was sent to {number}.", Check(kind="record_contains", collection="texts",
@@ -115,7 +115,7 @@ def _sms(number: str, who: str, msg: str) -> Artifact:
 
 def _event(title: str, start: str, end: str) -> Artifact:
     return Artifact(
-        "event", ["calendar"], f"a calendar event '{title}' from {start} to {end}",
+        "event", ["calendar"], f"put a calendar event '{title}' in my calendar from {start} to {end}",
         [Action(tool="calendar__create_event", args={"access_token": "$login:calendar", "title": title,
                                                       "start": start, "end": end}, save="ev")],
         [(f"A calendar event '{title}' starting {start} exists.",
@@ -128,7 +128,7 @@ def _event(title: str, start: str, end: str) -> Artifact:
 
 def _expense(group: str, me: str, members: list[str]) -> Artifact:
     return Artifact(
-        "expense", ["splitwise"], f"a Splitwise group '{group}' with {', '.join(members)}",
+        "expense", ["splitwise"], f"create a Splitwise group '{group}' with {', '.join(members)}",
         [Action(tool="splitwise__create_group", args={"access_token": "$login:splitwise", "name": group,
                                                        "member_emails": members}, save="grp")],
         [(f"A Splitwise group '{group}' with every member exists.",
@@ -137,7 +137,7 @@ def _expense(group: str, me: str, members: list[str]) -> Artifact:
             "access_token": "$login:splitwise", "group_id": "$grp.group_id", "description": p,
             "paid_amount": 30.0 * (k + 1), "payer_email": me, "debtor_emails": members,
             "debt_amounts": [round(30.0 * (k + 1) / (len(members) + 1), 2)] * len(members)})],
-        lambda p: Check(kind="record_contains", collection="expenses", all=[p]))
+        lambda p: Check(kind="record_contains", collection="any", all=[p]))  # a group name or an expense
 
 
 def _shop(first: tuple[int, str], rest: list[tuple[int, str]]) -> Artifact:
@@ -147,7 +147,7 @@ def _shop(first: tuple[int, str], rest: list[tuple[int, str]]) -> Artifact:
 
     names = {n: i for i, n in rest}
     return Artifact(
-        "shop", ["amazon"], f"an Amazon order of the '{first[1]}'", buy(first[0]),
+        "shop", ["amazon"], f"order the '{first[1]}' on Amazon", buy(first[0]),
         [(f"An order containing '{first[1]}' was placed.", Check(kind="record_contains", collection="orders",
                                                                   all=[first[1]]))],
         lambda p, k: buy(names[p]) if p in names else [],
@@ -158,7 +158,7 @@ def _music(first: tuple[int, str], rest: list[tuple[int, str]]) -> Artifact:
     ids = {n: i for i, n in rest}
     like = lambda i: [Action(tool="spotify__like_song", args={"access_token": "$login:spotify", "song_id": i})]  # noqa: E731
     return Artifact(
-        "music", ["spotify"], f"liking the song '{first[1]}' on Spotify", like(first[0]),
+        "music", ["spotify"], f"like the song '{first[1]}' on Spotify", like(first[0]),
         [(f"'{first[1]}' is among the liked songs.", Check(kind="record_contains", collection="liked_songs",
                                                            all=[first[1]]))],
         lambda p, k: like(ids[p]) if p in ids else [],
@@ -262,7 +262,7 @@ class EpisodeBuilder:
             return _email(to, f"{topic.capitalize()} update", body)
         if kind == "sms":
             who = people[idx % len(people)]
-            return _sms(f"555020{idx:04d}", who, f"Hi {who.split()[-1]}, quick note about the {topic}.")
+            return _sms(f"555020{idx:04d}", who, f"Hi {who.split()[-2] if who.startswith(('Dr', 'Partner')) else who.split()[0]}, quick note about the {topic}.")
         if kind == "event":
             day = 3 + idx
             return _event(f"{topic.capitalize()} session", f"2026-03-{day:02d}T10:00", f"2026-03-{day:02d}T11:00")
@@ -339,10 +339,10 @@ class EpisodeBuilder:
                 checklist.append(ChecklistItem(
                     id=f"C{len(checklist) + 1}", weight=0.5,
                     text="The result is consistent with what was agreed in the earlier sessions."))
-        request = f"Please prepare {art.label} for the {topic}.{extra}"
+        request = f"For the {topic}, please {art.label}.{extra}"
         return Session(id=sid, title=f"{topic} ({art.kind})", request=request, depends_on=deps, apps=art.apps,
                        hidden_intents=his, checklist=checklist, base_actions=art.base,
-                       base_reply=f"Done: I prepared {art.label}.")
+                       base_reply=f"Done: I did as asked ({art.kind}).")
 
     def persona(self) -> Persona:
         pd = self.pd
