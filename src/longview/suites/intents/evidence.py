@@ -32,6 +32,7 @@ class Evidence:
     files: dict[str, str]  # workspace path -> text
     state: AppsState
     written: set[str] = field(default_factory=set)  # files written in scope
+    context_files: list[str] = field(default_factory=list)  # files judges also see (π-Bench files_read)
 
     def artifacts_text(self) -> str:
         """Text of what the agent produced in scope: call arguments and the files it wrote."""

@@ -93,12 +93,14 @@ def _labels(verdict: Decisions, ids: list[str]) -> Labels:
 
 
 def _artifacts(ev: Evidence, limit: int = 6000) -> dict[str, Any]:
+    """App records and the workspace files the agent wrote (plus the task's files_read), cut to ``limit``."""
     from longview.suites.intents.evidence import records
 
     apps = {c: records(ev.state, c) for c in ("notes", "tasks", "emails", "texts", "events", "expenses", "groups",
                                                   "orders", "contacts", "alarms", "projects")}
     apps = {k: v for k, v in apps.items() if v}
-    return {"apps": apps, "files": {p: t[:limit] for p, t in ev.files.items()}}
+    shown = sorted(ev.written | {p for p in ev.context_files if p in ev.files})
+    return {"apps": apps, "files": {p: ev.files[p][:limit] for p in shown if p in ev.files}}
 
 
 class IntentJudges:

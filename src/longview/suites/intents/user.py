@@ -28,6 +28,13 @@ from longview.users.base import UserIntent, VerbatimWording, Wording
 WRITE_FILE_TOOLS = ("write_file", "edit_file", "delete_file")
 
 
+def _rel(path: str) -> str:
+    """A workspace path as snapshot_files keys it."""
+    import posixpath
+
+    return posixpath.normpath(path.replace("\\", "/")).lstrip("/")
+
+
 class RecordingToolkit:
     """A toolkit wrapper that keeps every call with its output (rule scripts and judges need them)."""
 
@@ -140,7 +147,7 @@ class TwoStageUser:
         written = {str(c.arguments.get("path")) for c in calls if c.ok and c.name in WRITE_FILE_TOOLS}
         replies = self.replies[-1:] if scope == "segment" else list(self.replies)
         return Evidence(replies=replies, calls=calls, files=snapshot_files(self.workspace), state=self.state,
-                        written={w.lstrip("./") for w in written})
+                        written={_rel(w) for w in written}, context_files=list(self.session.files_read))
 
     def update_checklist(self, ev: Evidence) -> None:
         by_id = {c.id: c for c in self.session.checklist}
