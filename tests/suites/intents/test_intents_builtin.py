@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import run_cells
+from intents_helpers import run_cells
 
 from longview.suites.intents.dataset import IntentsDataset
 from longview.suites.intents.generator.build import SCHEDULE

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import run_cells
+from intents_helpers import run_cells
 from typer.testing import CliRunner
 
 from longview.agents.llm import LLMAgent
