@@ -242,6 +242,9 @@ def load_persona(folder: Path, repo: Path, digest: "hashlib._Hash") -> tuple[Epi
             raise DataError(str(tpath), et.task_id, "task_id", f"'{et.task_id}' (its folder name), got '{task.task_id}'")
         tasks[task.task_id] = task
         dirs[task.task_id] = tpath.parent
+        for asset in sorted(tpath.parent.rglob("*")):  # workspace assets are part of the dataset's identity
+            if asset.is_file() and asset.name != "task.yaml":
+                digest.update(str(asset.relative_to(tpath.parent)).encode() + b"\0" + asset.read_bytes())
     order = [t.task_id for t in episode.tasks]
     deps = {t.task_id: t.depends_on for t in episode.tasks}
     crit = {tid: bool(t.objectives and (t.objectives.checklist or t.objectives.tools_evaluation_path))
