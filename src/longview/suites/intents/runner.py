@@ -147,6 +147,8 @@ async def add_judged_criteria(rec: SessionRecord, session: Session, user: TwoSta
         for c in rubric:
             met = labels.get(c.id)
             by = comps.rubric.name
+            if comps.rubric.model is not None and c.proxy is not None and met is not None:
+                rec.agreement.append((f"rubric:{session.id}:{c.id}", user.proxy_met.get(c.id, False), bool(met)))
             if comps.rubric.model is None and c.proxy is not None:
                 met = user.proxy_met.get(c.id, False) or bool(met)
                 by = "embedded:proxy"
