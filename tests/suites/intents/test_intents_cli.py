@@ -46,10 +46,15 @@ def test_judge_model_agreement_with_embedded_checks(tmp_path: Path):
     assert r.exit_code == 0, r.output
     data = json.loads(js.read_text())
     row = data["rows"][0]
-    # the yes-judge marks everything completed at the first reply; the checks disagree on every intent
+    # the yes-judge marks everything completed at the first reply: the intents' checks disagree on every
+    # intent; only the rubric proxy ("the reply says done") agrees, once per session with criteria
     assert row["metrics"]["proc"] == 1.0
     agr = row["extra"]["judge_agreement"]
-    assert agr["n"] > 0 and agr["agreement"] == 0.0
+    cell = json.loads(next((tmp_path / "run" / "cells").glob("*/result.json")).read_text())
+    pairs = [p for s in cell["sessions"] for p in s["agreement"]]
+    assert agr["n"] == len(pairs) > 0
+    assert agr["agreement"] == sum(e == m for _, e, m in pairs) / len(pairs)
+    assert all(e != m for k, e, m in pairs if k.startswith("satisfaction"))
     assert data["metrics"]["proc"]["by"] == "llm:mock/intents_yes_judge"
 
 

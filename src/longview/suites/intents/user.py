@@ -137,7 +137,7 @@ class TwoStageUser:
         for k, e in embedded.items():
             m = decided.get(k)
             if e is not None and m is not None:
-                self.agreement.append((f"{stage}:{self.session.id}:{k}", bool(e), bool(m)))
+                self.agreement.append((f"{stage}:{self.session.id}:{k}@{len(self.replies)}", bool(e), bool(m)))
 
     def statuses(self) -> dict[str, str]:
         return {k: (v.status if v else "open") for k, v in self.status.items()}
