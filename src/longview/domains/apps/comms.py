@@ -73,6 +73,56 @@ class MailApp(AppBase):
         e.draft, e.sent_at = False, self.state.now
         return {"message": "Email sent.", "email_thread_id": e.thread_id, "email_id": e.email_id}
 
+    @tool(W, tags=("gmail",), name="gmail__update_draft")
+    def update_draft(self, access_token: str, draft_id: int, email_addresses: list[str] | None = None,
+                     subject: str | None = None, body: str | None = None) -> dict[str, Any]:
+        """Update a draft's recipients, subject or body.
+
+        Args:
+          access_token: Token from gmail__login.
+          draft_id: Draft id.
+          email_addresses: New recipients.
+          subject: New subject.
+          body: New body.
+        """
+        me = self._user("gmail", access_token)
+        e = find([m for m in self.state.emails if m.sender == me and m.draft], "email_id", draft_id, None, "Draft")
+        if email_addresses is not None:
+            e.recipients = email_addresses
+        if subject is not None:
+            e.subject = subject
+        if body is not None:
+            e.body = body
+        return {"message": "Draft updated."}
+
+    @tool(R, tags=("gmail",), name="gmail__show_drafts")
+    def show_drafts(self, access_token: str, query: str = "") -> list[dict[str, Any]]:
+        """List your drafts.
+
+        Args:
+          access_token: Token from gmail__login.
+          query: Search query.
+        """
+        me = self._user("gmail", access_token)
+        return [dict(m.model_dump(), draft_id=m.email_id) for m in self.state.emails
+                if m.sender == me and m.draft and matches(query, m.subject, m.body)]
+
+    @tool(R, tags=("gmail",), name="gmail__show_thread")
+    def show_thread(self, access_token: str, email_thread_id: int) -> dict[str, Any]:
+        """Show an email thread with its emails.
+
+        Args:
+          access_token: Token from gmail__login.
+          email_thread_id: Thread id.
+        """
+        me = self._user("gmail", access_token)
+        emails = [m for m in self.state.emails if m.thread_id == email_thread_id and not m.draft
+                  and (me == m.sender or me in m.recipients + m.cc)]
+        if not emails:
+            raise ToolError(f"Email thread {email_thread_id} not found.")
+        return {"email_thread_id": email_thread_id, "subject": emails[0].subject,
+                "emails": [m.model_dump() for m in emails]}
+
     @tool(R, tags=("gmail",), name="gmail__show_outbox_threads")
     def show_outbox_threads(self, access_token: str, query: str = "", page_index: int = 0,
                             page_limit: int = 5) -> list[dict[str, Any]]:
@@ -193,6 +243,18 @@ class PhoneApp(AppBase):
         out = [t for t in self.state.texts if me in (t.sender, t.receiver) and matches(query, t.message)
                and (phone_number is None or phone_number in (t.sender, t.receiver))]
         return [t.model_dump() for t in out]
+
+    @tool(R, tags=("phone",), name="phone__show_text_message_window")
+    def show_text_message_window(self, access_token: str, phone_number: str) -> list[dict[str, Any]]:
+        """The conversation with one phone number, oldest first.
+
+        Args:
+          access_token: Token from phone__login.
+          phone_number: The other party's number.
+        """
+        me = self._user("phone", access_token)
+        return [t.model_dump() for t in self.state.texts
+                if {t.sender, t.receiver} == {me, phone_number} or (t.sender == t.receiver == me == phone_number)]
 
     @tool(R, tags=("phone",), name="phone__get_current_date_and_time")
     def get_current_date_and_time(self, access_token: str) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from longview.domains.apps.base import AppBase, find, matches, page
-from longview.domains.apps.state import Note, TodoProject, TodoSection, TodoTask
+from longview.domains.apps.state import Note, TodoLabel, TodoProject, TodoSection, TodoTask
 from longview.kernel.tools import ToolError, ToolKind, tool
 
 R, W = ToolKind.READ, ToolKind.WRITE
@@ -311,25 +311,87 @@ class TodoApp(AppBase):
           name: Label name.
         """
         me = self._user("todoist", access_token)
-        self.state.labels.setdefault(me, [])
-        if name not in self.state.labels[me]:
-            self.state.labels[me].append(name)
-        return {"message": "Label created.", "label": name}
+        if any(lb.owner == me and lb.name == name for lb in self.state.labels):
+            raise ToolError(f"A label named {name} already exists.")
+        lb = TodoLabel(label_id=self.state.next_id(), owner=me, name=name)
+        self.state.labels.append(lb)
+        return {"message": "Label created.", "label_id": lb.label_id}
+
+    @tool(R, tags=("todoist",), name="todoist__show_labels")
+    def show_labels(self, access_token: str) -> list[dict[str, Any]]:
+        """List your labels.
+
+        Args:
+          access_token: Token from todoist__login.
+        """
+        me = self._user("todoist", access_token)
+        return [lb.model_dump(exclude={"owner"}) for lb in self.state.labels if lb.owner == me]
+
+    @tool(W, tags=("todoist",), name="todoist__delete_label")
+    def delete_label(self, access_token: str, label_id: int) -> dict[str, Any]:
+        """Delete a label (it is removed from every task).
+
+        Args:
+          access_token: Token from todoist__login.
+          label_id: Label id.
+        """
+        me = self._user("todoist", access_token)
+        lb = find(self.state.labels, "label_id", label_id, me, "Label")
+        self.state.labels.remove(lb)
+        for t in self.state.tasks:
+            if label_id in t.label_ids:
+                t.label_ids.remove(label_id)
+                t.labels = [n for n in t.labels if n != lb.name]
+        return {"message": "Label deleted."}
 
     @tool(W, tags=("todoist",), name="todoist__add_label_to_task")
-    def add_label_to_task(self, access_token: str, task_id: int, label: str) -> dict[str, Any]:
+    def add_label_to_task(self, access_token: str, task_id: int, label_id: int) -> dict[str, Any]:
         """Add a label to a task.
 
         Args:
           access_token: Token from todoist__login.
           task_id: Task id.
-          label: Label name.
+          label_id: Label id (from todoist__create_label).
         """
         me = self._user("todoist", access_token)
         t = find(self.state.tasks, "task_id", task_id, me, "Task")
-        if label not in t.labels:
-            t.labels.append(label)
+        lb = find(self.state.labels, "label_id", label_id, me, "Label")
+        if label_id not in t.label_ids:
+            t.label_ids.append(label_id)
+            t.labels.append(lb.name)
         return {"message": "Label added to task."}
+
+    @tool(W, tags=("todoist",), name="todoist__remove_label_from_task")
+    def remove_label_from_task(self, access_token: str, task_id: int, label_id: int) -> dict[str, Any]:
+        """Remove a label from a task.
+
+        Args:
+          access_token: Token from todoist__login.
+          task_id: Task id.
+          label_id: Label id.
+        """
+        me = self._user("todoist", access_token)
+        t = find(self.state.tasks, "task_id", task_id, me, "Task")
+        lb = find(self.state.labels, "label_id", label_id, me, "Label")
+        if label_id not in t.label_ids:
+            raise ToolError("The task does not have this label.")
+        t.label_ids.remove(label_id)
+        t.labels = [n for n in t.labels if n != lb.name]
+        return {"message": "Label removed from task."}
+
+    @tool(W, tags=("todoist",), name="todoist__assign_or_unassign_task")
+    def assign_or_unassign_task(self, access_token: str, task_id: int, assignee_email: str | None = None) -> dict[str, Any]:
+        """Assign a task to someone (or unassign it when no email is given).
+
+        Args:
+          access_token: Token from todoist__login.
+          task_id: Task id.
+          assignee_email: Assignee's email; omit to unassign.
+        """
+        me = self._user("todoist", access_token)
+        t = find(self.state.tasks, "task_id", task_id, me, "Task")
+        t.assignee_email = assignee_email
+        return {"message": "Task assigned." if assignee_email else "Task unassigned."}
 
     @tool(W, tags=("todoist",), name="todoist__post_task_comment")
     def post_task_comment(self, access_token: str, task_id: int, content: str) -> dict[str, Any]:
@@ -343,5 +405,64 @@ class TodoApp(AppBase):
         me = self._user("todoist", access_token)
         t = find(self.state.tasks, "task_id", task_id, me, "Task")
         cid = self.state.next_id()
-        t.comments.append({"comment_id": cid, "content": content})
-        return {"message": "Comment posted.", "comment_id": cid}
+        t.comments.append({"task_comment_id": cid, "content": content, "created_at": self.state.now})
+        return {"message": "Comment posted.", "task_comment_id": cid}
+
+    @tool(R, tags=("todoist",), name="todoist__show_task_comments")
+    def show_task_comments(self, access_token: str, task_id: int) -> list[dict[str, Any]]:
+        """List a task's comments.
+
+        Args:
+          access_token: Token from todoist__login.
+          task_id: Task id.
+        """
+        me = self._user("todoist", access_token)
+        return list(find(self.state.tasks, "task_id", task_id, me, "Task").comments)
+
+    @tool(W, tags=("todoist",), name="todoist__delete_task_comment")
+    def delete_task_comment(self, access_token: str, task_comment_id: int) -> dict[str, Any]:
+        """Delete a task comment.
+
+        Args:
+          access_token: Token from todoist__login.
+          task_comment_id: Comment id.
+        """
+        me = self._user("todoist", access_token)
+        for t in self.state.tasks:
+            if t.owner == me:
+                for c in t.comments:
+                    if c.get("task_comment_id") == task_comment_id:
+                        t.comments.remove(c)
+                        return {"message": "Comment deleted."}
+        raise ToolError(f"Comment with task_comment_id={task_comment_id} not found.")
+
+    @tool(W, tags=("todoist",), name="todoist__delete_section")
+    def delete_section(self, access_token: str, section_id: int) -> dict[str, Any]:
+        """Delete a section (its tasks stay in the project).
+
+        Args:
+          access_token: Token from todoist__login.
+          section_id: Section id.
+        """
+        me = self._user("todoist", access_token)
+        sec = find(self.state.sections, "section_id", section_id, None, "Section")
+        find(self.state.projects, "project_id", sec.project_id, me, "Section")
+        self.state.sections.remove(sec)
+        for t in self.state.tasks:
+            if t.section_id == section_id:
+                t.section_id = None
+        return {"message": "Section deleted."}
+
+    @tool(W, tags=("todoist",), name="todoist__delete_project")
+    def delete_project(self, access_token: str, project_id: int) -> dict[str, Any]:
+        """Delete a project with its sections and tasks.
+
+        Args:
+          access_token: Token from todoist__login.
+          project_id: Project id.
+        """
+        me = self._user("todoist", access_token)
+        self.state.projects.remove(find(self.state.projects, "project_id", project_id, me, "Project"))
+        self.state.sections = [x for x in self.state.sections if x.project_id != project_id]
+        self.state.tasks = [t for t in self.state.tasks if t.project_id != project_id]
+        return {"message": "Project deleted."}

@@ -56,8 +56,16 @@ class TodoTask(BaseModel):
     due_date: str | None = None
     priority: int = 1
     labels: list[str] = Field(default_factory=list)
+    label_ids: list[int] = Field(default_factory=list)
+    assignee_email: str | None = None
     completed: bool = False
     comments: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class TodoLabel(BaseModel):
+    label_id: int
+    owner: str
+    name: str
 
 
 class Email(BaseModel):
@@ -171,7 +179,7 @@ class AppsState(WorldState):
     projects: list[TodoProject] = Field(default_factory=list)
     sections: list[TodoSection] = Field(default_factory=list)
     tasks: list[TodoTask] = Field(default_factory=list)
-    labels: dict[str, list[str]] = Field(default_factory=dict, description="login -> todoist labels.")
+    labels: list[TodoLabel] = Field(default_factory=list, description="Todoist labels.")
     emails: list[Email] = Field(default_factory=list)
     contacts: list[Contact] = Field(default_factory=list)
     texts: list[TextMessage] = Field(default_factory=list)
