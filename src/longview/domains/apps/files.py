@@ -133,7 +133,7 @@ def _looks_text(data: bytes) -> bool:
     return b"\x00" not in data[:4096]
 
 
-def snapshot_files(root: Path, limit: int = 200_000) -> dict[str, str]:
+def snapshot_files(root: Path, limit: int = 200_000, max_bytes: int = 5_000_000) -> dict[str, str]:
     """Text of every readable workspace file (PDF as text), by relative path: the artifacts checks
     and judges look at."""
     out: dict[str, str] = {}
@@ -142,6 +142,8 @@ def snapshot_files(root: Path, limit: int = 200_000) -> dict[str, str]:
         return out
     for p in sorted(root.rglob("*")):
         if not p.is_file() or any(part.startswith(".") for part in p.relative_to(root).parts):
+            continue
+        if p.stat().st_size > max_bytes:  # large data files (archives, datasets) are not artifacts to judge
             continue
         data = p.read_bytes()
         try:
