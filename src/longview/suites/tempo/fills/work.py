@@ -1,0 +1,3 @@
+"""Fills: research, career, business, education, finance."""
+
+FILLS: list[dict] = []

@@ -1,0 +1,185 @@
+"""The `tempo` suite: Proactivity-Gym (paper 003) on the plugin kernel."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from longview.harness.context import CellContext
+from longview.harness.roles import Roles
+from longview.harness.scorecard import MetricInfo, Scorecard, build_row, row_order
+from longview.harness.scorecard import DatasetInfo as ScoreDatasetInfo
+from longview.harness.suite import Cell, RoleSpec, Suite
+from longview.kernel.agent import Agent
+from longview.kernel.clock import SimClock
+from longview.kernel.errors import CellAborted
+from longview.kernel.stats import macro_mean
+from longview.suites.tempo import dataset as ds
+from longview.suites.tempo.agents import ReferenceAgent
+from longview.suites.tempo.results import RunRecord, TempoCellResult
+from longview.suites.tempo.runner import ScenarioRun
+from longview.suites.tempo.scoring import score_run
+from longview.suites.tempo.world import conflicts
+
+METRICS = ["tc", "ta", "tr_d", "tr_j", "trust_final"]
+PERSONA_VARIANTS = ("reviewer", "planner", "operator")
+
+
+class TempoOptions(BaseModel):
+    """Suite options (-S key=value)."""
+
+    model_config = ConfigDict(extra="forbid")
+    persona: Literal["reviewer", "planner", "operator"] | None = Field(
+        default=None, description="Run one persona only; rows are then named by it. Default: all three.")
+    repeats: int = Field(default=1, ge=1, le=10, description="Runs per scenario x persona within a cell (paper: 3).")
+
+
+class TempoSuite(Suite):
+    name = "tempo"
+    summary = "Proactivity-Gym (003): the right work, at the right time, at the depth the user trusts"
+    Options = TempoOptions
+    roles = (
+        RoleSpec(name="user", description="Words the simulated user's replies (the decision is the state machine's).",
+                 embedded="approval-state-machine"),
+        RoleSpec(name="judge", description="Judges TC semantics/completion (None when absent).",
+                 embedded="trust-state"),
+    )
+    reference_agents = {f"ref:{m}": "default" for m in ("oracle", "policy", "always-suggest", "always-execute")}
+    variants = {"default": "all three personas", **{p: f"the {p} persona only" for p in PERSONA_VARIANTS}}
+    model_variants = ("default",)
+    datasets = {"builtin": "10 generated scenarios (seed 0), 7-10 days, 16 tasks each", "PATH": "a folder of scenario JSON files"}
+
+    def load_dataset(self, spec: str, options: BaseModel) -> ds.TempoDataset:
+        return ds.load(spec, getattr(options, "persona", None))
+
+    def reference_agent(self, name: str, dataset: Any, unit: str) -> Agent:
+        scenario, persona = dataset.unit(unit)
+        return ReferenceAgent(name.removeprefix("ref:"), scenario, persona)
+
+    def components(self, roles: Roles, options: BaseModel) -> dict[str, Any]:
+        return {"user_model": roles.model("user"), "judge_model": roles.model("judge")}
+
+    def component_names(self, components: Any) -> dict[str, str]:
+        c = components or {}
+        return {"user": f"llm:{c['user_model']}" if c.get("user_model") else "embedded:approval-state-machine",
+                "judge": "embedded:rules+trust-state"}
+
+    def sessions(self, cell: Cell, dataset: Any, options: BaseModel) -> int:
+        scenario, _ = dataset.unit(cell.unit)
+        return len(scenario.events) * getattr(options, "repeats", 1)
+
+    async def run_cell(self, ctx: CellContext) -> TempoCellResult:
+        scenario, persona = ctx.dataset.unit(ctx.cell.unit)  # type: ignore[attr-defined]
+        repeats = getattr(ctx.options, "repeats", 1)
+        base = TempoCellResult(status="complete", agent=ctx.cell.agent, variant=ctx.cell.variant, unit=ctx.cell.unit,
+                               trial=ctx.cell.trial, scenario=scenario.id, persona=persona, judges=["embedded:rules", "embedded:trust-state"])
+        for r in range(repeats):
+            agent = ctx.agent if r == 0 else self._fresh(ctx, scenario, persona, r)
+            clock = ctx.start_clock(scenario.start)
+            prefix = f"r{r}-" if repeats > 1 else ""
+            run = ScenarioRun(scenario, persona, agent, clock, lambda sid: ctx.trace(prefix + sid), max_turns=ctx.max_turns)
+            try:
+                async with ctx.session():
+                    world = await run.run()
+            except CellAborted as e:
+                base.status, base.abort_reason = "aborted", e.reason
+                return base
+            s = score_run(scenario, persona, world)
+            rec = RunRecord(repeat=r, score=s, trust=world.trust.history, activations=len(run.activations),
+                            conflicts=conflicts(scenario, world))
+            base.runs.append(rec)
+            (ctx.folder / f"{prefix}run.json").write_text(json.dumps({
+                "scenario": scenario.id, "persona": persona, "agent": ctx.cell.agent, "days": scenario.days,
+                "start": scenario.start.isoformat(), "availability": scenario.availability.model_dump(mode="json"),
+                "activations": [a.model_dump(mode="json") for a in run.activations],
+                "world": world.model_dump(mode="json"), "score": s.model_dump(mode="json"),
+                "decision_window": scenario.decision_window.model_dump(mode="json"),
+                "conflicts": rec.conflicts,
+            }, ensure_ascii=False, indent=1), encoding="utf-8")
+        return base
+
+    def _fresh(self, ctx: CellContext, scenario: Any, persona: str, r: int) -> Agent:
+        if ctx.cell.agent.startswith("ref:"):
+            return ReferenceAgent(ctx.cell.agent.removeprefix("ref:"), scenario, persona)
+        agent = ctx.agent
+        if hasattr(agent, "trial"):  # an LLM agent: sample each repeat afresh (distinct response-cache key)
+            agent.trial = ctx.cell.trial * 100 + r  # type: ignore[attr-defined]
+        return agent
+
+    def score(self, results: list[str], dataset: Any, options: BaseModel, seed: int) -> Scorecard:
+        cells = [TempoCellResult.model_validate_json(t) for t in results]
+        persona_opt = getattr(options, "persona", None)
+        groups: dict[tuple[str, str], list[TempoCellResult]] = {}
+        for c in cells:
+            variant = persona_opt or c.variant
+            groups.setdefault((c.agent, variant), []).append(c)
+        rows = []
+        for (agent, variant), cs in groups.items():
+            scored: dict[str, list[dict[str, float | None]]] = {}
+            aborted: dict[str, str] = {}
+            extra: dict[str, dict[str, list[float]]] = {}
+            for c in cs:
+                if c.status != "complete":
+                    aborted[f"{c.unit}#{c.trial}" if c.trial else c.unit] = c.abort_reason or "aborted"
+                    continue
+                for run in c.runs:
+                    s = run.score
+                    scored.setdefault(c.unit, []).append({
+                        "tc": s.tc, "ta": s.ta.ta if s.ta else None, "tr_d": s.tr_d, "tr_j": s.tr_j, "trust_final": s.trust_final})
+                    x = extra.setdefault(c.unit, {"now": [], "later": [], "continuation": [], "trajectory": []})
+                    if s.ta:
+                        x["now"].append(float(s.ta.now))
+                        x["later"].append(float(s.ta.later))
+                        x["continuation"].append(s.ta.continuation)
+                    x["trajectory"].append([p.value for p in run.trust])  # type: ignore[arg-type]
+            row = build_row(agent, variant, METRICS, scored, aborted=aborted, units_in_dataset=len(dataset.unit_ids()),
+                            seed=seed, trials=max((c.trial for c in cs), default=0) + 1)
+            row.extra = _extras(cells=[c for c in cs if c.status == "complete"], extra=extra)
+            rows.append(row)
+        order = list(self.variants)
+        rows.sort(key=lambda r: row_order(r.agent, r.variant, order))
+        return Scorecard(
+            suite=self.name,
+            dataset=ScoreDatasetInfo(name=dataset.name, sha256=dataset.sha256, units=len(dataset.unit_ids())),
+            metrics={
+                "tc": MetricInfo(description="Task capability: weighted mean over active tasks of the mean of evidence, outputs, "
+                                 "constraints (semantics/completion not judged)", kind="deterministic", by="embedded:rules"),
+                "ta": MetricInfo(description="Temporal allocation: urgent task attended now AND competing task explicitly deferred "
+                                 "in the decision window", kind="deterministic", by="embedded:rules"),
+                "tr_d": MetricInfo(description="Share of active tasks at the persona's expected depth", kind="deterministic",
+                                   by="embedded:rules"),
+                "tr_j": MetricInfo(description="Trust rating (1-5) at each active task's close, read from the simulated trust "
+                                   "state (one embedded judge; agreement not applicable)", kind="judged", by="embedded:trust-state"),
+                "trust_final": MetricInfo(description="Simulated trust (1-5) at the end of the run", kind="deterministic",
+                                          by="embedded:approval-state-machine"),
+            },
+            rows=rows,
+            extra={"judge_agreement": None, "judged_components": {"semantics": None, "completion": None},
+                   "note": "TC semantics/completion need a judge model; without one they are not judged (None)."},
+        )
+
+
+def _extras(cells: list[TempoCellResult], extra: dict[str, dict[str, list]]) -> dict[str, Any]:
+    def avg(key: str) -> float | None:
+        return macro_mean({u: (sum(v[key]) / len(v[key]) if v[key] else None) for u, v in extra.items()})
+
+    depth: dict[str, list[int]] = {}
+    comps: dict[str, list[float]] = {"evidence": [], "outputs": [], "constraints": []}
+    for c in cells:
+        for run in c.runs:
+            for t in run.score.tasks:
+                d = depth.setdefault(f"{t.expected}->{t.chosen}", [0])
+                d[0] += 1
+                for k in comps:
+                    v = getattr(t, k)
+                    if v is not None:
+                        comps[k].append(v)
+    return {
+        "ta_now": avg("now"), "ta_later": avg("later"), "continuation_quality": avg("continuation"),
+        "tc_components": {k: (sum(v) / len(v) if v else None) for k, v in comps.items()},
+        "depth_confusion": {k: v[0] for k, v in sorted(depth.items())},
+        "trust_trajectories": {u: v["trajectory"] for u, v in sorted(extra.items())},
+        "judge_agreement": None,
+    }
