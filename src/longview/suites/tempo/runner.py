@@ -91,6 +91,7 @@ class ScenarioRun:
         self.seq = 0
         self.env = TempoEnv(scenario, persona, clock, self.push)
         self.activations: list[Activation] = []
+        self.protocol = TempoProtocol(self.env)  # one per run: building tool schemas is the costly part
 
     @property
     def world(self) -> TempoWorld:
@@ -165,7 +166,7 @@ class ScenarioRun:
         user = self.env._status(start)
         trace.emit("activation", kind=kind, ref=ref, user=user, clock=start.isoformat())
         opening = [Message(role="user", content=opening_text(self.env, kind, header, body, tag))]
-        out = await run_session(self.agent, self.env, TempoProtocol(self.env), system=system_prompt(self.scenario, self.persona),
+        out = await run_session(self.agent, self.env, self.protocol, system=system_prompt(self.scenario, self.persona),
                                 opening=opening, session_id=sid, phase=kind, trace=trace, max_turns=self.max_turns,
                                 clock=self.clock)
         trace.close()

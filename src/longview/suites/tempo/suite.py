@@ -66,6 +66,11 @@ class TempoSuite(Suite):
         return {"user": f"llm:{c['user_model']}" if c.get("user_model") else "embedded:approval-state-machine",
                 "judge": "embedded:rules+trust-state"}
 
+    def commands(self) -> Any:
+        from longview.suites.tempo.commands import app
+
+        return app
+
     def sessions(self, cell: Cell, dataset: Any, options: BaseModel) -> int:
         scenario, _ = dataset.unit(cell.unit)
         return len(scenario.events) * getattr(options, "repeats", 1)

@@ -1,0 +1,58 @@
+"""The shipped scenarios: the generated set, its QC, and the file format's errors."""
+
+import json
+
+import pytest
+
+from longview.kernel.errors import DataError
+from longview.suites.tempo.dataset import builtin_dir, load
+from longview.suites.tempo.generate import generate
+from longview.suites.tempo.model import Scenario
+from longview.suites.tempo.qc import check
+
+DOMAINS = {"research", "travel", "living", "food", "career", "business", "education", "finance", "shopping", "health"}
+
+
+def test_builtin_is_the_seed_0_generation(builtin):
+    assert [s.model_dump() for s in sorted(generate(0), key=lambda s: s.id)] == \
+           [s.model_dump() for s in sorted(builtin.scenarios, key=lambda s: s.id)]
+
+
+def test_builtin_covers_the_paper_shape(builtin):
+    assert {s.domain for s in builtin.scenarios} == DOMAINS
+    for s in builtin.scenarios:
+        assert 7 <= s.days <= 10 and 10 <= len(s.tasks) <= 19
+        assert any(t.kind == "noop" for t in s.tasks)
+        assert any(not e.when.empty() for e in s.events)
+    assert len(builtin.unit_ids()) == 30
+
+
+@pytest.mark.parametrize("sid", ["research-deadline", "food-mealplan"])
+def test_qc_passes(builtin, sid):
+    assert check(builtin.by_id[sid]) == []
+
+
+def test_qc_catches_a_broken_scenario(builtin):
+    sc = builtin.by_id["food-mealplan"].model_copy(deep=True)
+    sc.tasks[0].exclude.append(sc.tasks[0].keys[0])  # a constraint the oracle's own output violates
+    sc.events[0].at = sc.events[0].at.replace(hour=3)  # the user writes at 03:xx while asleep
+    problems = check(sc)
+    assert any("constraints" in p for p in problems)
+    assert any("writes while asleep" in p for p in problems)
+
+
+def test_bad_file_names_file_record_and_field(tmp_path):
+    raw = json.loads(next(builtin_dir().glob("*.json")).read_text())
+    raw["tasks"][0]["depth"]["reviewer"] = "maybe"
+    (tmp_path / "bad.json").write_text(json.dumps(raw))
+    with pytest.raises(DataError) as e:
+        load(str(tmp_path))
+    assert e.value.file.endswith("bad.json") and e.value.record == raw["id"]
+    assert e.value.field == "tasks.0.depth.reviewer"
+
+
+def test_format_rejects_dangling_references(builtin):
+    raw = builtin.scenarios[0].model_dump()
+    raw["tasks"][0]["evidence"] = ["NOPE-1"]
+    with pytest.raises(ValueError, match="unknown evidence record"):
+        Scenario.model_validate(raw)
