@@ -72,8 +72,7 @@ class TempoSuite(Suite):
         return app
 
     def sessions(self, cell: Cell, dataset: Any, options: BaseModel) -> int:
-        scenario, _ = dataset.unit(cell.unit)
-        return len(scenario.events) * getattr(options, "repeats", 1)
+        return getattr(options, "repeats", 1)  # one session slot per complete run (activations run in order)
 
     async def run_cell(self, ctx: CellContext) -> TempoCellResult:
         scenario, persona = ctx.dataset.unit(ctx.cell.unit)  # type: ignore[attr-defined]
