@@ -75,8 +75,9 @@ class TempoProtocol:
 
     max_rescues = 0
 
-    def __init__(self, env: TempoEnv) -> None:
+    def __init__(self, env: TempoEnv, wording: Any = None) -> None:
         self.env = env
+        self.wording = wording
         self.controls = Controls(env)
         self.control_specs = self.controls.specs
 
@@ -107,7 +108,20 @@ class TempoProtocol:
 
     async def user_reply(self, delivered: str, turn: int, trace: TraceWriter) -> UserTurn:
         replies, self.env.replies = self.env.replies, []
-        return UserTurn(text="\n".join(replies) if replies else None)
+        if not replies:
+            return UserTurn(text=None)
+        return UserTurn(text=await word(self.wording, "\n".join(replies), delivered))
+
+
+async def word(wording: Any, decision: str, context: str) -> str:
+    """The decision verbatim; a wording model's rephrasing is added after it, never instead of it, so
+    no wording can change what was approved."""
+    if wording is None:
+        return decision
+    from longview.users.base import UserIntent
+
+    said = await wording.word(UserIntent(draft=decision), context)
+    return decision if not said or said.strip() == decision.strip() else f"{decision}\n{said}"
 
 
 def as_json(value: Any) -> str:

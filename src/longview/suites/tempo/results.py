@@ -18,6 +18,7 @@ class RunRecord(BaseModel):
     trust: list[TrustPoint] = Field(description="Simulated trust trajectory.")
     activations: int = Field(description="Times the agent was woken.")
     conflicts: list[dict[str, Any]] = Field(default_factory=list, description="User workloads left short by agent jobs.")
+    judge: dict[str, Any] | None = Field(default=None, description="Model-judge data (TR-J of each judge, agreement), if a judge ran.")
 
 
 class TempoCellResult(BaseModel):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -23,7 +24,7 @@ from longview.suites.tempo import timing
 from longview.suites.tempo.attribution import credit
 from longview.suites.tempo.env import TempoEnv
 from longview.suites.tempo.model import Condition, Scenario
-from longview.suites.tempo.protocol import TempoProtocol
+from longview.suites.tempo.protocol import TempoProtocol, word
 from longview.suites.tempo.world import TempoWorld
 
 
@@ -84,14 +85,15 @@ class ScenarioRun:
     """Drives one (scenario, persona) run of an agent."""
 
     def __init__(self, scenario: Scenario, persona: str, agent: Agent, clock: SimClock,
-                 trace: Callable[[str], TraceWriter], max_turns: int = 20) -> None:
+                 trace: Callable[[str], TraceWriter], max_turns: int = 20, wording: Any = None) -> None:
         self.scenario, self.persona, self.agent, self.clock = scenario, persona, agent, clock
         self.trace_for, self.max_turns = trace, max_turns
         self.heap: list[tuple[datetime, int, str, str]] = []
         self.seq = 0
         self.env = TempoEnv(scenario, persona, clock, self.push)
         self.activations: list[Activation] = []
-        self.protocol = TempoProtocol(self.env)  # one per run: building tool schemas is the costly part
+        self.wording = wording
+        self.protocol = TempoProtocol(self.env, wording)  # one per run: building tool schemas is the costly part
 
     @property
     def world(self) -> TempoWorld:
@@ -151,7 +153,8 @@ class ScenarioRun:
                 if req.state == "decided":
                     continue
                 self.env.decide(req)
-                header, body, tag = f"{sc.user} answered approval request {req.id}", req.reply, f"decision {req.id}"
+                body = await word(self.wording, req.reply, req.message)
+                header, tag = f"{sc.user} answered approval request {req.id}", f"decision {req.id}"
             await self.activate(kind, ref, header, body, tag)
         if sc.end > self.clock.now():
             self.clock.advance(sc.end - self.clock.now())

@@ -24,6 +24,9 @@ from longview.suites.tempo.scoring import score_run
 from longview.suites.tempo.world import conflicts
 
 METRICS = ["tc", "ta", "tr_d", "tr_j", "trust_final"]
+USER_SYSTEM = ("You word the replies of {user}, a simulated user, in their voice ({style}). You receive the decision "
+               "already taken. Restate it faithfully: keep exactly what was approved, declined, deferred or not "
+               "recognised; add no new request, permission or information. One or two short sentences.")
 PERSONA_VARIANTS = ("reviewer", "planner", "operator")
 
 
@@ -63,8 +66,8 @@ class TempoSuite(Suite):
 
     def component_names(self, components: Any) -> dict[str, str]:
         c = components or {}
-        return {"user": f"llm:{c['user_model']}" if c.get("user_model") else "embedded:approval-state-machine",
-                "judge": "embedded:rules+trust-state"}
+        return {"user": f"embedded:approval-state-machine+llm:{c['user_model']}" if c.get("user_model") else "embedded:approval-state-machine",
+                "judge": f"embedded:rules+trust-state+llm:{c['judge_model']}" if c.get("judge_model") else "embedded:rules+trust-state"}
 
     def commands(self) -> Any:
         from longview.suites.tempo.commands import app
@@ -77,22 +80,37 @@ class TempoSuite(Suite):
     async def run_cell(self, ctx: CellContext) -> TempoCellResult:
         scenario, persona = ctx.dataset.unit(ctx.cell.unit)  # type: ignore[attr-defined]
         repeats = getattr(ctx.options, "repeats", 1)
+        comps = ctx.components or {}
+        judge_model, user_model = comps.get("judge_model"), comps.get("user_model")
+        judges = ["embedded:rules", "embedded:trust-state"] + ([f"llm:{judge_model}"] if judge_model else [])
         base = TempoCellResult(status="complete", agent=ctx.cell.agent, variant=ctx.cell.variant, unit=ctx.cell.unit,
-                               trial=ctx.cell.trial, scenario=scenario.id, persona=persona, judges=["embedded:rules", "embedded:trust-state"])
+                               trial=ctx.cell.trial, scenario=scenario.id, persona=persona, judges=judges)
+        wording = None
+        if user_model:
+            from longview.users.base import ModelWording
+
+            wording = ModelWording(ctx.roles.client("user"), ctx.roles.params("user"), USER_SYSTEM.format(
+                user=scenario.user, style=scenario.persona(persona).style or "plain and brief"))
         for r in range(repeats):
             agent = ctx.agent if r == 0 else self._fresh(ctx, scenario, persona, r)
             clock = ctx.start_clock(scenario.start)
             prefix = f"r{r}-" if repeats > 1 else ""
-            run = ScenarioRun(scenario, persona, agent, clock, lambda sid: ctx.trace(prefix + sid), max_turns=ctx.max_turns)
+            run = ScenarioRun(scenario, persona, agent, clock, lambda sid: ctx.trace(prefix + sid), max_turns=ctx.max_turns,
+                              wording=wording)
             try:
                 async with ctx.session():
                     world = await run.run()
+                s = score_run(scenario, persona, world)
+                judged = None
+                if judge_model:
+                    from longview.suites.tempo.judge import judge_run
+
+                    judged = await judge_run(ctx.roles.client("judge"), ctx.roles.params("judge"), scenario, persona, world, s)
             except CellAborted as e:
                 base.status, base.abort_reason = "aborted", e.reason
                 return base
-            s = score_run(scenario, persona, world)
             rec = RunRecord(repeat=r, score=s, trust=world.trust.history, activations=len(run.activations),
-                            conflicts=conflicts(scenario, world))
+                            conflicts=conflicts(scenario, world), judge=judged)
             base.runs.append(rec)
             (ctx.folder / f"{prefix}run.json").write_text(json.dumps({
                 "scenario": scenario.id, "persona": persona, "agent": ctx.cell.agent, "days": scenario.days,
@@ -119,6 +137,7 @@ class TempoSuite(Suite):
         for c in cells:
             variant = persona_opt or c.variant
             groups.setdefault((c.agent, variant), []).append(c)
+        judge_names = sorted({j for c in cells for j in c.judges if j.startswith("llm:")})
         rows = []
         for (agent, variant), cs in groups.items():
             scored: dict[str, list[dict[str, float | None]]] = {}
@@ -141,6 +160,7 @@ class TempoSuite(Suite):
             row = build_row(agent, variant, METRICS, scored, aborted=aborted, units_in_dataset=len(dataset.unit_ids()),
                             seed=seed, trials=max((c.trial for c in cs), default=0) + 1)
             row.extra = _extras(cells=[c for c in cs if c.status == "complete"], extra=extra)
+            row.extra["judge_agreement"] = _agreement([c for c in cs if c.status == "complete"])
             rows.append(row)
         order = list(self.variants)
         rows.sort(key=lambda r: row_order(r.agent, r.variant, order))
@@ -149,20 +169,37 @@ class TempoSuite(Suite):
             dataset=ScoreDatasetInfo(name=dataset.name, sha256=dataset.sha256, units=len(dataset.unit_ids())),
             metrics={
                 "tc": MetricInfo(description="Task capability: weighted mean over active tasks of the mean of evidence, outputs, "
-                                 "constraints (semantics/completion not judged)", kind="deterministic", by="embedded:rules"),
+                                 "constraints" + (", semantics, completion" if judge_names else " (semantics/completion not judged)"),
+                                 kind="judged" if judge_names else "deterministic", by="+".join(["embedded:rules", *judge_names])),
                 "ta": MetricInfo(description="Temporal allocation: urgent task attended now AND competing task explicitly deferred "
                                  "in the decision window", kind="deterministic", by="embedded:rules"),
                 "tr_d": MetricInfo(description="Share of active tasks at the persona's expected depth", kind="deterministic",
                                    by="embedded:rules"),
-                "tr_j": MetricInfo(description="Trust rating (1-5) at each active task's close, read from the simulated trust "
-                                   "state (one embedded judge; agreement not applicable)", kind="judged", by="embedded:trust-state"),
+                "tr_j": MetricInfo(description="Trust rating (1-5) at each active task's close: the simulated trust state"
+                                   + (", averaged with the model judge's five-construct rating" if judge_names else
+                                      " (one embedded judge; agreement not applicable)"),
+                                   kind="judged", by="+".join(["embedded:trust-state", *judge_names])),
                 "trust_final": MetricInfo(description="Simulated trust (1-5) at the end of the run", kind="deterministic",
                                           by="embedded:approval-state-machine"),
             },
             rows=rows,
-            extra={"judge_agreement": None, "judged_components": {"semantics": None, "completion": None},
+            extra={"judges": ["embedded:rules", "embedded:trust-state", *judge_names],
                    "note": "TC semantics/completion need a judge model; without one they are not judged (None)."},
         )
+
+
+def _agreement(cells: list[TempoCellResult]) -> dict[str, Any] | None:
+    """Agreement of the two TR-J raters (embedded trust state vs model judge) over every rated task."""
+    pairs = [tuple(p) for c in cells for r in c.runs if r.judge for p in r.judge.get("pairs", [])]
+    if not pairs:
+        return None
+    n = len(pairs)
+    mae = sum(abs(a - b) for a, b in pairs) / n
+    ma, mb = sum(a for a, _ in pairs) / n, sum(b for _, b in pairs) / n
+    va, vb = sum((a - ma) ** 2 for a, _ in pairs), sum((b - mb) ** 2 for _, b in pairs)
+    cov = sum((a - ma) * (b - mb) for a, b in pairs)
+    return {"n": n, "mae": mae, "pearson": cov / (va * vb) ** 0.5 if va and vb else None,
+            "mean_embedded": ma, "mean_model": mb}
 
 
 def _extras(cells: list[TempoCellResult], extra: dict[str, dict[str, list]]) -> dict[str, Any]:
@@ -185,5 +222,10 @@ def _extras(cells: list[TempoCellResult], extra: dict[str, dict[str, list]]) -> 
         "tc_components": {k: (sum(v) / len(v) if v else None) for k, v in comps.items()},
         "depth_confusion": {k: v[0] for k, v in sorted(depth.items())},
         "trust_trajectories": {u: v["trajectory"] for u, v in sorted(extra.items())},
-        "judge_agreement": None,
+        "tc_judged": {k: _mean_of(cells, k) for k in ("semantics", "completion")},
     }
+
+
+def _mean_of(cells: list[TempoCellResult], key: str) -> float | None:
+    xs = [getattr(t, key) for c in cells for r in c.runs for t in r.score.tasks if getattr(t, key) is not None]
+    return sum(xs) / len(xs) if xs else None
