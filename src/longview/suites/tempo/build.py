@@ -106,6 +106,9 @@ class Fill(BaseModel):
     rec15: Item
     # t16
     wrap: str
+    # structural variation
+    depths: dict[str, str] = Field(default_factory=dict, description="Task id -> 'RPO' depth letters overriding the skeleton.")
+    omit: list[str] = Field(default_factory=list, description="Optional task ids left out (their events stay, as distractors).")
 
 
 def at(day: int, hhmm: str) -> datetime:
@@ -230,6 +233,15 @@ def build(f: Fill, seed: int = 0) -> Scenario:
              evidence=["REC-15"], stated="SSE"),
         task("t16", "wrapup", "SSS", T(D, "22:00"), ["SUM-1", "summary"], trigger="e17", action="A16", title="Week summary"),
     ]
+    OPTIONAL = {"t04", "t10", "t11", "t15"}
+    bad = set(f.omit) - OPTIONAL
+    if bad:
+        raise ValueError(f"fill {f.id}: only {sorted(OPTIONAL)} may be omitted, not {sorted(bad)}")
+    letters = {"N": "noop", "P": "prepare", "S": "suggest", "E": "execute"}
+    for t in tasks:
+        if t.id in f.depths:
+            t.depth = {p: letters[c] for p, c in zip(("reviewer", "planner", "operator"), f.depths[t.id])}
+    tasks = [t for t in tasks if t.id not in f.omit]
     return Scenario(
         id=f.id, domain=f.domain, title=f.title, user=f.user, goal=f.goal, start=START, days=D,
         availability=Availability(busy=[Interval(start=T(2, "13:00"), end=T(2, "15:00"), label="focus block"),

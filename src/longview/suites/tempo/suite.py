@@ -46,13 +46,13 @@ class TempoSuite(Suite):
     roles = (
         RoleSpec(name="user", description="Words the simulated user's replies (the decision is the state machine's).",
                  embedded="approval-state-machine"),
-        RoleSpec(name="judge", description="Judges TC semantics/completion (None when absent).",
-                 embedded="trust-state"),
+        RoleSpec(name="judge", description="Judges TC semantics/completion and rates trust as a second TR-J judge "
+                 "(semantics/completion are None without it).", embedded="rules+trust-state"),
     )
     reference_agents = {f"ref:{m}": "default" for m in ("oracle", "policy", "always-suggest", "always-execute")}
-    variants = {"default": "all three personas", **{p: f"the {p} persona only" for p in PERSONA_VARIANTS}}
+    variants = {"default": "the protocol as published; with --persona P the rows are named P"}
     model_variants = ("default",)
-    datasets = {"builtin": "10 generated scenarios (seed 0), 7-10 days, 16 tasks each", "PATH": "a folder of scenario JSON files"}
+    datasets = {"builtin": "10 generated scenarios (seed 0), 7-10 days, 14-16 tasks each", "PATH": "a folder of scenario JSON files"}
 
     def load_dataset(self, spec: str, options: BaseModel) -> ds.TempoDataset:
         return ds.load(spec, getattr(options, "persona", None))
@@ -162,7 +162,7 @@ class TempoSuite(Suite):
             row.extra = _extras(cells=[c for c in cs if c.status == "complete"], extra=extra)
             row.extra["judge_agreement"] = _agreement([c for c in cs if c.status == "complete"])
             rows.append(row)
-        order = list(self.variants)
+        order = ["default", *PERSONA_VARIANTS]
         rows.sort(key=lambda r: row_order(r.agent, r.variant, order))
         return Scorecard(
             suite=self.name,
