@@ -28,6 +28,9 @@ from longview.suites.tempo.protocol import TempoProtocol, word
 from longview.suites.tempo.world import TempoWorld
 
 
+MAX_WAKEUPS = 120  # an agent's own wake-ups honoured per run; more are ignored (a runaway loop guard)
+
+
 class Activation(BaseModel):
     """One time the agent was woken."""
 
@@ -92,6 +95,7 @@ class ScenarioRun:
         self.seq = 0
         self.env = TempoEnv(scenario, persona, clock, self.push)
         self.activations: list[Activation] = []
+        self.wakeups_used = 0
         self.wording = wording
         self.protocol = TempoProtocol(self.env, wording)  # one per run: building tool schemas is the costly part
 
@@ -147,6 +151,9 @@ class ScenarioRun:
                 body = ev.persona_text.get(self.persona, ev.text)
                 tag = f"event {ev.id}"
             elif kind == "wakeup":
+                self.wakeups_used += 1
+                if self.wakeups_used > MAX_WAKEUPS:
+                    continue
                 header, body, tag = "Your scheduled wake-up", ref, f"wakeup {ref}"
             else:
                 req = next(r for r in self.world.requests if r.id == ref)

@@ -69,6 +69,35 @@ class TempoSuite(Suite):
         return {"user": f"embedded:approval-state-machine+llm:{c['user_model']}" if c.get("user_model") else "embedded:approval-state-machine",
                 "judge": f"embedded:rules+trust-state+llm:{c['judge_model']}" if c.get("judge_model") else "embedded:rules+trust-state"}
 
+    def tables(self, scorecard: Any) -> list[Any]:
+        from longview.harness.tables import rows_table
+        from longview.suites.tempo.report import breakdown_table
+
+        return [rows_table(scorecard), breakdown_table(scorecard)]
+
+    def prompts(self) -> dict[str, str]:
+        import hashlib
+
+        from longview.suites.tempo.judge import TC_SYSTEM, TRJ_SYSTEM
+        from longview.suites.tempo.runner import system_prompt
+
+        sample = system_prompt(ds.load("builtin").scenarios[0], "reviewer")
+        texts = {"agent_system_template": sample, "judge_tc": TC_SYSTEM, "judge_trj": TRJ_SYSTEM, "user_wording": USER_SYSTEM}
+        return {k: hashlib.sha256(v.encode()).hexdigest() for k, v in texts.items()}
+
+    def estimate(self, cells: list[Cell], dataset: Any, roles: Roles, options: BaseModel) -> dict[str, tuple[int, int]]:
+        """Rough: ~25 activations per run, ~3 turns each, ~2.5k input tokens a turn; judges ~2 calls per task."""
+        runs = len(cells) * getattr(options, "repeats", 1)
+        model_runs = sum(getattr(options, "repeats", 1) for c in cells if not c.agent.startswith("ref:"))
+        out: dict[str, tuple[int, int]] = {}
+        if model_runs:
+            out["agent"] = (model_runs * 75, model_runs * 75 * 2500)
+        if roles.model("judge"):
+            out["judge"] = (runs * 28, runs * 28 * 2000)
+        if roles.model("user"):
+            out["user"] = (runs * 12, runs * 12 * 300)
+        return out
+
     def commands(self) -> Any:
         from longview.suites.tempo.commands import app
 
