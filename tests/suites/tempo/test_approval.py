@@ -33,14 +33,24 @@ def test_unrecognised_action_gets_no_permission(sc):
 def test_incomplete_joint_request_gets_no_permission(sc):
     env, _ = make_env(sc, at="2026-03-03T09:00")
     a2a = sc.action("A2a")
-    out = env.request_approval("add the event", [{"tool": a2a.tool, "args": {**a2a.fill, **a2a.args}}])
+    out = env.request_approval("add the event", [{"tool": a2a.tool, "args": a2a.fill}])
     assert out["decisions"][0]["decision"] == "incomplete"
     with pytest.raises(ToolError):
-        env.create_event(a2a.fill["title"], a2a.args["start"], a2a.fill["end"])
+        env.create_event(a2a.fill["title"], a2a.fill["start"], a2a.fill["end"])
     a2b = sc.action("A2b")
-    out = env.request_approval("both", [{"tool": a.tool, "args": {**a.fill, **a.args}} for a in (a2a, a2b)])
+    out = env.request_approval("both", [{"tool": a.tool, "args": a.fill} for a in (a2a, a2b)])
     assert [d["decision"] for d in out["decisions"]] == ["approve", "approve"]
-    assert env.create_event(a2a.fill["title"], a2a.args["start"], a2a.fill["end"])["status"] == "done"
+    assert env.create_event("Monitor set-up", "2026-03-04T15:00", "2026-03-04T16:00")["status"] == "done"  # any time in range
+
+
+def test_argument_matching_is_lenient_but_exact_on_ids(sc):
+    from longview.suites.tempo.world import match_action
+
+    assert match_action(sc.actions, "send_email", {"to": "my flatmate Sam", "subject": "x", "body": "y"}).id == "A5"
+    assert match_action(sc.actions, "place_order", {"item_id": "item-1"}).id == "A1"
+    assert match_action(sc.actions, "place_order", {"item_id": "ITEM-10"}) is None
+    assert match_action(sc.actions, "create_event", {"title": "t", "start": "2026-03-04T06:00", "end": "x"}) is None  # too early
+    assert match_action(sc.actions, "create_event", {"title": "t", "start": "2026-03-04T17:30", "end": "x"}) is None  # too late
 
 
 def test_no_decision_while_the_user_sleeps(sc):

@@ -56,7 +56,7 @@ class ReferenceAgent:
         """The task's change and its joint partners, as complete tool calls."""
         spec = self.scenario.action(t.action)  # type: ignore[arg-type]
         group = [a for a in self.scenario.actions if spec.joint and a.joint == spec.joint] or [spec]
-        return [{"tool": a.tool, "args": {**a.fill, **a.args}} for a in group]
+        return [{"tool": a.tool, "args": {**{k: v for k, v in a.args.items() if not isinstance(v, dict)}, **a.fill}} for a in group]
 
     def _text(self, t: Task) -> str:
         return f"{t.title}. " + " ".join(t.keys) + (". " + "; ".join(t.include) if t.include else "")

@@ -150,12 +150,16 @@ def build(f: Fill, seed: int = 0) -> Scenario:
                "save_to_collection": {"item_id": "ITEM-1", "collection": f.collection}}[f.a1_tool]
     a1_fill = {"place_order": {"quantity": 1}, "book": {}, "save_to_collection": {}}[f.a1_tool]
     lat_start = at(3, f.latent_start)
+    # the entry may start any time on day 3 from 07:00 up to an hour after the fill's own choice
+    window = {"from": at(3, "07:00").isoformat(), "to": (lat_start + timedelta(hours=1)).isoformat()}
     actions = [
         ActionSpec(id="A1", tool=f.a1_tool, args=a1_args, fill=a1_fill, label=f.item_a.title, min_trust=2.5),
-        ActionSpec(id="A2a", tool="create_event", args={"start": lat_start.isoformat()}, joint="G2",
-                   fill={"title": f.latent_event, "end": (lat_start + timedelta(hours=1)).isoformat()}, label=f.latent_event),
-        ActionSpec(id="A2b", tool="set_reminder", args={"at": (lat_start - timedelta(minutes=30)).isoformat()}, joint="G2",
-                   fill={"text": f"Reminder: {f.latent_event}"}, label="reminder"),
+        ActionSpec(id="A2a", tool="create_event", args={"start": window}, joint="G2",
+                   fill={"title": f.latent_event, "start": lat_start.isoformat(), "end": (lat_start + timedelta(hours=1)).isoformat()},
+                   label=f.latent_event),
+        ActionSpec(id="A2b", tool="set_reminder", args={"at": {"from": T(2, "08:30").isoformat(), "to": window["to"]}},
+                   joint="G2", fill={"text": f"Reminder: {f.latent_event}", "at": (lat_start - timedelta(minutes=30)).isoformat()},
+                   label="reminder"),
         ActionSpec(id="A3", tool="submit_form", args={"form_id": "FORM-1"}, fill={"details": f.claim_code}, label=f.form1.title),
         ActionSpec(id="A4", tool="book", args={"option_id": "CHK-1"}, label=f.check.title),
         ActionSpec(id="A5", tool="send_email", args={"to": f.prep_to}, fill={"subject": f.doc.title, "body": f.prep_fact}, label=f.doc.title),
@@ -231,7 +235,8 @@ def build(f: Fill, seed: int = 0) -> Scenario:
              evidence=["SETUP-1"]),
         task("t15", "feedback", "SSS", T(6, "21:00"), ["REC-15"], trigger="e16", action="A15", title=f.rec15.title,
              evidence=["REC-15"], stated="SSE"),
-        task("t16", "wrapup", "SSS", T(D, "22:00"), ["SUM-1", "summary"], trigger="e17", action="A16", title="Week summary"),
+        task("t16", "wrapup", "SSS", T(D, "22:00"), ["SUM-1", "summary"], trigger="e17", action="A16", title="Week summary",
+             output="message"),
     ]
     OPTIONAL = {"t04", "t10", "t11", "t15"}
     bad = set(f.omit) - OPTIONAL

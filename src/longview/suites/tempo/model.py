@@ -81,7 +81,8 @@ class ActionSpec(_Strict):
 
     id: str = Field(description="Action id, unique in the scenario.")
     tool: str = Field(description="Write tool, e.g. place_order, run_job, create_event.")
-    args: dict[str, Any] = Field(default_factory=dict, description="Identifying arguments (others are free).")
+    args: dict[str, Any] = Field(default_factory=dict, description="Identifying arguments (others are free): a value, "
+                                 "matched case-insensitively as a whole word sequence of the given text, or {from, to} for a time range.")
     fill: dict[str, Any] = Field(default_factory=dict, description="Example values of the tool's other required arguments.")
     joint: str | None = Field(default=None, description="Group id: actions of a group must be approved together.")
     min_trust: float = Field(default=2.0, description="The user declines it while simulated trust is below this.")
@@ -130,6 +131,8 @@ class Task(_Strict):
     stated: dict[str, Depth] = Field(default_factory=dict, description="Depth the stated policy alone implies, where feedback changed it.")
     response: dict[str, Response] = Field(default_factory=dict, description="Persona's answer to an approval request (default approve).")
     weight: float = Field(default=1.0, gt=0, description="Task weight v_t in TC.")
+    output: Literal["change", "message"] = Field(default="change", description="At suggest depth: 'change' needs an approval "
+                                                 "request listing the action; 'message' is satisfied by presenting it in a message.")
 
     @model_validator(mode="after")
     def _shape(self) -> Task:

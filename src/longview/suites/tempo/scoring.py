@@ -64,6 +64,8 @@ def _outputs(task: Task, expected: str, c: Credit, world: TempoWorld) -> float:
         reqs = [a for a in acts if a.kind == "request" and any(i.action == task.action for i in a.items)]
         if any(all(i.decision != "incomplete" for i in a.items if i.action == task.action) for a in reqs):
             return 1.0
+        if task.output == "message" and any(a.kind in ("message", "request") for a in acts):
+            return 1.0
         return 0.5  # presented without the explicit action list, or incompletely
     if c.depth == "prepare":
         return 1.0

@@ -3,6 +3,7 @@ activated tasks and the simulated user's trust. Everything a scorer reads is in 
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
@@ -137,10 +138,23 @@ def _norm(v: Any) -> Any:
     return v
 
 
+def arg_matches(expected: Any, given: Any) -> bool:
+    """One identifying argument: a {"from", "to"} range for times; for text, equal or contained as a
+    whole word sequence ("flatmate" in "my flatmate Sam", but "ITEM-1" not in "ITEM-10"); else equal."""
+    if isinstance(expected, dict) and set(expected) == {"from", "to"}:
+        g = _norm(given) if isinstance(given, str) else None
+        lo, hi = _norm(str(expected["from"])), _norm(str(expected["to"]))
+        return isinstance(g, datetime) and lo <= g <= hi
+    e, g = _norm(expected), _norm(given)
+    if isinstance(e, str) and isinstance(g, str):
+        return e == g or re.search(r"(?<![\w-])" + re.escape(e) + r"(?![\w-])", g) is not None
+    return e == g
+
+
 def match_action(actions: list[ActionSpec], tool: str, args: dict[str, Any]) -> ActionSpec | None:
     """The catalog action a call is, when its tool is the same and every identifying argument matches."""
     for a in actions:
-        if a.tool == tool and all(k in args and _norm(args[k]) == _norm(v) for k, v in a.args.items()):
+        if a.tool == tool and all(k in args and arg_matches(v, args[k]) for k, v in a.args.items()):
             return a
     return None
 
