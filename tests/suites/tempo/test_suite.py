@@ -71,7 +71,7 @@ def test_timeline_view(tmp_path, run_cells):
     folder = next(tmp_path.iterdir())
     text = "\n".join(timeline_lines(folder))
     assert "Day 1 Mon 02 Mar: asleep until 07:00, from 23:00" in text
-    assert "DEFER    JOB-2 until 2026-03-06T23:30:00" in text
+    assert re.search(r"19:20  DEFER    JOB-2 .* until 2026-03-06T23:30:00", text)
     assert "picks up deferred work" in text
     assert "user asleep: delivered Sat 07:00" in text
     assert re.search(r"07:00  user decides R\d+ \(held since Fri 23:30\)", text)

@@ -18,7 +18,7 @@ from datetime import datetime
 from pydantic import BaseModel, Field
 
 from longview.suites.tempo.model import DEPTH_ORDER, Scenario, Task
-from longview.suites.tempo.text import contains
+from longview.suites.tempo.text import about as key_in
 from longview.suites.tempo.world import LogEntry, TempoWorld
 
 
@@ -35,7 +35,7 @@ def window(world: TempoWorld, task: Task) -> tuple[datetime, datetime]:
 
 
 def about(entry: LogEntry, task: Task) -> bool:
-    return any(contains(entry.text, k) for k in task.keys)
+    return any(key_in(entry.text, k) for k in task.keys)
 
 
 def act_depth(entry: LogEntry) -> str:

@@ -120,6 +120,11 @@ def _rec(rid: str, kind: str, item: Item, **fields: Any) -> Record:
     return Record(id=rid, kind=kind, title=item.title, body=item.body, fields={**item.fields, **fields})
 
 
+def short(title: str) -> str:
+    """A record title without its parenthesised or comma-separated detail: a task's key phrase."""
+    return title.split("(")[0].split(",")[0].strip()
+
+
 def build(f: Fill, seed: int = 0) -> Scenario:
     rng = random.Random(seed_from("tempo", f.id, seed))
     jitter = rng.choice([0, 10, 20])  # minutes; keeps scenarios from sharing exact clocks
@@ -205,35 +210,35 @@ def build(f: Fill, seed: int = 0) -> Scenario:
         return Task(id=tid, kind=kind, trigger=trigger, at=at_, due=due, keys=keys, depth=d, **kw)
 
     tasks = [
-        task("t01", "explicit", "SEE", T(1, "18:00"), ["ITEM-1"], trigger="e01", action="A1", title=f"Act on: {f.ask}",
+        task("t01", "explicit", "SEE", T(1, "18:00"), ["ITEM-1", short(f.item_a.title)], trigger="e01", action="A1", title=f"Act on: {f.ask}",
              evidence=["ITEM-1", "ITEM-2"], include=[f.a1_fact], weight=2),
         task("t02", "latent", "SSE", T(2, "20:00"), ["CAL-1", f.latent_event], trigger="e02", action="A2a",
              title=f"Latent need: {f.latent_event}", evidence=["MSG-1", "CAL-1"], include=[f.latent_fact], weight=2),
-        task("t03", "event", "SSS", T(4, "12:00"), ["FORM-1"], trigger="e03", action="A3", title=f.form1.title,
+        task("t03", "event", "SSS", T(4, "12:00"), ["FORM-1", short(f.form1.title)], trigger="e03", action="A3", title=f.form1.title,
              evidence=["FORM-1"], include=[f.claim_code], weight=1.5),
-        task("t04", "scheduled", "SPE", T(3, "12:00"), ["CHK-1"], at_=T(3, "09:00"), action="A4", title=f.check.title,
+        task("t04", "scheduled", "SPE", T(3, "12:00"), ["CHK-1", short(f.check.title)], at_=T(3, "09:00"), action="A4", title=f.check.title,
              evidence=["CHK-1"]),
-        task("t05", "prepare", "PPP", at(4, "08:00"), ["DOC-1"], trigger="e05", action="A5", title=f"Prepare: {f.doc.title}",
+        task("t05", "prepare", "PPP", at(4, "08:00"), ["DOC-1", short(f.doc.title)], trigger="e05", action="A5", title=f"Prepare: {f.doc.title}",
              evidence=["DOC-1"], include=[f.prep_fact]),
-        task("t06", "present", "SSE", T(4, "13:00"), ["DOC-1"], trigger="e06", action="A5", title=f"Present: {f.doc.title}",
+        task("t06", "present", "SSE", T(4, "13:00"), ["DOC-1", short(f.doc.title)], trigger="e06", action="A5", title=f"Present: {f.doc.title}",
              evidence=["DOC-1"], include=[f.prep_fact], weight=1.5),
         task("t07", "noop", "NNN", T(4, "20:00"), ["ITEM-9"], trigger="e07", action="A7", title=f"No action: {f.noop}",
              evidence=["RES-1"], stated="SSE"),
-        task("t08", "urgent", "SEE", at(6, "09:00"), ["JOB-1"], trigger="e08", action="AU", title=f.job_u.title,
+        task("t08", "urgent", "SEE", at(6, "09:00"), ["JOB-1", short(f.job_u.title)], trigger="e08", action="AU", title=f.job_u.title,
              evidence=["JOB-1"], weight=2),
-        task("t09", "competing", "SPE", at(6, "20:00"), ["JOB-2"], trigger="e09", action="AC", title=f.job_c.title,
+        task("t09", "competing", "SPE", at(6, "20:00"), ["JOB-2", short(f.job_c.title)], trigger="e09", action="AC", title=f.job_c.title,
              evidence=["JOB-2"], weight=2),
-        task("t10", "followup", "SSE", T(6, "18:00"), ["FORM-2"], trigger="e10", action="A10", title=f.form2.title,
+        task("t10", "followup", "SSE", T(6, "18:00"), ["FORM-2", short(f.form2.title)], trigger="e10", action="A10", title=f.form2.title,
              evidence=["FORM-2"], include=[f.followup_code]),
-        task("t11", "followup", "SEE", T(4, "21:00"), ["ITEM-1"], trigger="e11", action="A1", title=f"Nudge: {f.item_a.title}",
+        task("t11", "followup", "SEE", T(4, "21:00"), ["ITEM-1", short(f.item_a.title)], trigger="e11", action="A1", title=f"Nudge: {f.item_a.title}",
              evidence=["ITEM-1"], include=[f.a1_fact]),
-        task("t12", "event", "SSS", T(2, "20:00"), ["OFFER-1"], trigger="e12", action="A12", title=f.offer_item.title,
+        task("t12", "event", "SSS", T(2, "20:00"), ["OFFER-1", short(f.offer_item.title)], trigger="e12", action="A12", title=f.offer_item.title,
              evidence=["OFFER-1"], response={"reviewer": "decline"}),
-        task("t13", "noop", "NNN", T(6, "20:00"), ["OFFER-1"], trigger="e13", action="A12", title="No action: offer already declined",
+        task("t13", "noop", "NNN", T(6, "20:00"), ["OFFER-1", short(f.offer_item.title)], trigger="e13", action="A12", title="No action: offer already declined",
              evidence=["OFFER-1"], stated="SSS"),
-        task("t14", "followup", "SEE", T(6, "20:00"), ["SETUP-1"], trigger="e14", action="A14", title=f.setup.title,
+        task("t14", "followup", "SEE", T(6, "20:00"), ["SETUP-1", short(f.setup.title)], trigger="e14", action="A14", title=f.setup.title,
              evidence=["SETUP-1"]),
-        task("t15", "feedback", "SSS", T(6, "21:00"), ["REC-15"], trigger="e16", action="A15", title=f.rec15.title,
+        task("t15", "feedback", "SSS", T(6, "21:00"), ["REC-15", short(f.rec15.title)], trigger="e16", action="A15", title=f.rec15.title,
              evidence=["REC-15"], stated="SSE"),
         task("t16", "wrapup", "SSS", T(D, "22:00"), ["SUM-1", "summary"], trigger="e17", action="A16", title="Week summary",
              output="message"),

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from longview.suites.tempo.attribution import Credit, credit
 from longview.suites.tempo.model import Scenario, Task
-from longview.suites.tempo.text import contains
+from longview.suites.tempo.text import about, contains
 from longview.suites.tempo.world import TempoWorld
 
 
@@ -122,7 +122,7 @@ def ta_score(scenario: Scenario, world: TempoWorld, credits: dict[str, Credit] |
     now = any(inside(world.log[i].at) for i in credits[urgent.id].acts)
     done_now = any(inside(world.log[i].at) and world.log[i].kind == "execute" for i in credits[competing.id].acts)
     deferrals = [e for e in world.log if e.kind in ("defer", "wakeup") and inside(e.at)
-                 and any(contains(e.text, k) for k in competing.keys)]
+                 and any(about(e.text, k) for k in competing.keys)]
     later = bool(deferrals) and not done_now
     cq = 0.0
     for e in deferrals:
