@@ -23,7 +23,8 @@ def _items(run: dict[str, Any]) -> list[tuple[datetime, int, str]]:
     out: list[tuple[datetime, int, str]] = []
     for a in run["activations"]:
         why = {"event": f"event {a['ref']}", "wakeup": f"own wake-up ({_short(a['ref'], 60)})",
-               "decision": f"user's answer to {a['ref']}"}.get(a["kind"], a["ref"])
+               "decision": f"user's answer to {a['ref']}",
+               "feedback": f"user's feedback: {_short(a['ref'], 70)}"}.get(a["kind"], a["ref"])
         pick = "  <- picks up deferred work" if a["kind"] == "wakeup" and a["ref"].startswith("deferred:") else ""
         out.append((_t(a["at"]), 0, f"woken by {why}; user {a['user']}{pick}"))
     deliveries = {(d["sent"], d["text"]): d["delivered"] for d in w["deliveries"]}
