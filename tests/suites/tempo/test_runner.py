@@ -29,7 +29,8 @@ def test_feedback_follows_misalignment_only(builtin):
     assert not [a for a in run(sc, "reviewer", "oracle").activations if a.kind == "feedback"]
     r = run(sc, "reviewer", "always-execute")
     fb = [a for a in r.activations if a.kind == "feedback"]
-    assert fb and all("check with me" in a.ref or "already taken care of" in a.ref for a in fb)
+    over = ("check with me", "already taken care of", "no need to bring")
+    assert fb and all(any(o in a.ref for o in over) for a in fb)  # always over-intervention, never "you could have done it"
     assert all(a.user == "awake" for a in fb)  # delivered when the user is available
 
 
