@@ -15,7 +15,7 @@ REFS = ["ref:oracle", "ref:policy", "ref:always-suggest", "ref:always-execute"]
 
 @pytest.fixture(scope="module")
 def card(tmp_path_factory, run_cells):
-    units = [u.format(p=p) for u in UNITS for p in ("reviewer", "planner", "operator")]
+    units = [u.format(p=p) for u in UNITS for p in ("reviewer", "operator")]
     return run_cells(REFS, units, tmp_path_factory.mktemp("cells"))
 
 
@@ -25,7 +25,7 @@ def test_scorecard_keys_and_rows(card):
     assert set(sc.metrics) == {"tc", "ta", "tr_d", "tr_j", "trust_final"}
     for row in sc.rows:
         assert set(row.metrics) == {"tc", "ta", "tr_d", "tr_j", "trust_final"}
-        assert row.variant == "default" and row.n == 6
+        assert row.variant == "default" and row.n == 4
         assert row.extra["judge_agreement"] is None
 
 
