@@ -11,7 +11,7 @@ from longview.kernel.models.mock import register_script, unregister_script
 def judge_script(quote_ok: bool):
     def fn(system, messages, tools):
         payload = json.loads(messages[-1].content)
-        if "grade" in (system or ""):
+        if "agent_acts" in payload:
             quote = payload["agent_acts"][0]["tool"] if quote_ok else "words the agent never wrote"
             return json.dumps({"correctness": 1, "grounding": 0.5, "completeness": 1, "artifact_quality": 0, "quotes": [quote]})
         return json.dumps({"understandability": 4, "technical_competence": 4, "reliability": 3,
