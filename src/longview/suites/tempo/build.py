@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from longview.kernel.stats import seed_from
 from longview.suites.tempo.model import (
-    ActionSpec, Availability, Condition, DecisionWindow, Event, Interval, Persona, Record, Resource, Scenario, Task, Use,
+    ActionSpec, Availability, Condition, Depth, DecisionWindow, Event, Interval, Persona, Record, Resource, Scenario, Task, Use,
 )
 
 START = datetime(2026, 3, 2)  # a Monday
@@ -120,6 +120,14 @@ def _rec(rid: str, kind: str, item: Item, **fields: Any) -> Record:
     return Record(id=rid, kind=kind, title=item.title, body=item.body, fields={**item.fields, **fields})
 
 
+LETTERS: dict[str, Depth] = {"N": "noop", "P": "prepare", "S": "suggest", "E": "execute"}
+
+
+def depths(code: str) -> dict[str, Depth]:
+    """'SPE' -> reviewer suggest, planner prepare, operator execute."""
+    return {p: LETTERS[c] for p, c in zip(("reviewer", "planner", "operator"), code, strict=True)}
+
+
 def short(title: str) -> str:
     """A record title without its parenthesised or comma-separated detail: a task's key phrase."""
     return title.split("(")[0].split(",")[0].strip()
@@ -202,11 +210,10 @@ def build(f: Fill, seed: int = 0) -> Scenario:
 
     def task(tid: str, kind: str, depth: str, due: datetime, keys: list[str], *, trigger: str | None = None,
              at_: datetime | None = None, **kw: Any) -> Task:
-        letters = {"N": "noop", "P": "prepare", "S": "suggest", "E": "execute"}
-        d = {p: letters[c] for p, c in zip(("reviewer", "planner", "operator"), depth)}
+        d = depths(depth)
         stated = kw.pop("stated", None)
         if stated:
-            kw["stated"] = {p: letters[c] for p, c in zip(("reviewer", "planner", "operator"), stated)}
+            kw["stated"] = depths(stated)
         return Task(id=tid, kind=kind, trigger=trigger, at=at_, due=due, keys=keys, depth=d, **kw)
 
     tasks = [
@@ -247,10 +254,9 @@ def build(f: Fill, seed: int = 0) -> Scenario:
     bad = set(f.omit) - OPTIONAL
     if bad:
         raise ValueError(f"fill {f.id}: only {sorted(OPTIONAL)} may be omitted, not {sorted(bad)}")
-    letters = {"N": "noop", "P": "prepare", "S": "suggest", "E": "execute"}
     for t in tasks:
         if t.id in f.depths:
-            t.depth = {p: letters[c] for p, c in zip(("reviewer", "planner", "operator"), f.depths[t.id])}
+            t.depth = depths(f.depths[t.id])
     tasks = [t for t in tasks if t.id not in f.omit]
     return Scenario(
         id=f.id, domain=f.domain, title=f.title, user=f.user, goal=f.goal, start=START, days=D,

@@ -53,7 +53,7 @@ def load_file(path: Path) -> Scenario:
     except ValidationError as e:
         err = e.errors()[0]
         rec = raw.get("id", path.stem) if isinstance(raw, dict) else path.stem
-        raise DataError.from_error(str(path), str(rec), list(err["loc"]), err) from None
+        raise DataError.from_error(str(path), str(rec), list(err["loc"]), dict(err)) from None
 
 
 def load(spec: str, persona: str | None = None) -> TempoDataset:

@@ -47,13 +47,13 @@ async def check_async(scenario: Scenario) -> list[str]:
     for persona in PERSONAS:
         w = await probe(sc, persona, "oracle")
         s = score_run(sc, persona, w)
-        for t in s.tasks:
-            if t.chosen != t.expected:
-                out.append(f"{sc.id}/{persona}: oracle chose {t.chosen} for {t.task}, expected {t.expected}")
+        for ts in s.tasks:
+            if ts.chosen != ts.expected:
+                out.append(f"{sc.id}/{persona}: oracle chose {ts.chosen} for {ts.task}, expected {ts.expected}")
             for comp in ("evidence", "outputs", "constraints"):
-                v = getattr(t, comp)
+                v = getattr(ts, comp)
                 if v is not None and v < 1:
-                    out.append(f"{sc.id}/{persona}: oracle {comp} {v:.2f} on {t.task}")
+                    out.append(f"{sc.id}/{persona}: oracle {comp} {v:.2f} on {ts.task}")
         if s.ta is None or s.ta.ta < 1 or s.ta.continuation < 1:
             out.append(f"{sc.id}/{persona}: oracle TA {s.ta}")
         reached |= set(w.active)

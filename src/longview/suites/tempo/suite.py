@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -118,7 +119,9 @@ class TempoSuite(Suite):
         if user_model:
             from longview.users.base import ModelWording
 
-            wording = ModelWording(ctx.roles.client("user"), ctx.roles.params("user"), USER_SYSTEM.format(
+            user_client = ctx.roles.client("user")
+            assert user_client is not None
+            wording = ModelWording(user_client, ctx.roles.params("user"), USER_SYSTEM.format(
                 user=scenario.user, style=scenario.persona(persona).style or "plain and brief"))
         for r in range(repeats):
             agent = ctx.agent if r == 0 else self._fresh(ctx, scenario, persona, r)
@@ -134,7 +137,9 @@ class TempoSuite(Suite):
                 if judge_model:
                     from longview.suites.tempo.judge import judge_run
 
-                    judged = await judge_run(ctx.roles.client("judge"), ctx.roles.params("judge"), scenario, persona, world, s)
+                    judge_client = ctx.roles.client("judge")
+                    assert judge_client is not None
+                    judged = await judge_run(judge_client, ctx.roles.params("judge"), scenario, persona, world, s)
             except CellAborted as e:
                 base.status, base.abort_reason = "aborted", e.reason
                 return base
@@ -169,7 +174,7 @@ class TempoSuite(Suite):
         judge_names = sorted({j for c in cells for j in c.judges if j.startswith("llm:")})
         rows = []
         for (agent, variant), cs in groups.items():
-            scored: dict[str, list[dict[str, float | None]]] = {}
+            scored: dict[str, list[Mapping[str, float | None]]] = {}
             aborted: dict[str, str] = {}
             extra: dict[str, dict[str, list[float]]] = {}
             for c in cs:
