@@ -153,7 +153,10 @@ def build(f: Fill, seed: int = 0) -> Scenario:
         feasible = at(6, "03:30")
     records = [
         _rec("ITEM-1", "option", f.item_a), _rec("ITEM-2", "option", f.item_b),
-        _rec("MSG-1", "message", f.latent_msg), _rec("CAL-1", "calendar", f.latent_cal),
+        _rec("MSG-1", "message", f.latent_msg.model_copy(update={"body": f.latent_msg.body + (
+            f" (Note to self: before things like this I block time in the calendar for '{f.latent_event}', "
+            "with a phone reminder half an hour ahead.)")})),
+        _rec("CAL-1", "calendar", f.latent_cal),
         _rec("FORM-1", "form", f.form1), _rec("CHK-1", "option", f.check), _rec("DOC-1", "document", f.doc),
         _rec("RES-1", "message", f.resolved), _rec("ITEM-9", "option", f.noop_item),
         _rec("JOB-1", "job", f.job_u, **job_fields_u), _rec("JOB-2", "job", f.job_c, **job_fields_c),
