@@ -36,7 +36,9 @@ def test_qc_catches_a_broken_scenario(builtin):
     sc = builtin.by_id["food-mealplan"].model_copy(deep=True)
     sc.tasks[0].exclude.append(sc.tasks[0].keys[0])  # a constraint the oracle's own output violates
     sc.events[0].at = sc.events[0].at.replace(hour=3)  # the user writes at 03:xx while asleep
+    sc.tasks[0].evidence.append("FORM-2")  # a record that only appears on day 6
     problems = check(sc)
+    assert any("evidence FORM-2 does not exist when the task starts" in p for p in problems)
     assert any("constraints" in p for p in problems)
     assert any("writes while asleep" in p for p in problems)
 

@@ -5,6 +5,7 @@ run (oracle or passive, each persona), and the timeline is consistent with the u
 from __future__ import annotations
 
 import asyncio
+import re
 from itertools import combinations
 
 from longview.kernel.clock import SimClock
@@ -42,6 +43,17 @@ async def check_async(scenario: Scenario) -> list[str]:
         sa, sb = (t.at or next(e.at for e in sc.events if e.id == t.trigger) for t in (a, b))
         if sa < b.due and sb < a.due and {k.casefold() for k in a.keys} & {k.casefold() for k in b.keys}:
             out.append(f"{sc.id}: tasks {a.id} and {b.id} share a key while their windows overlap")
+    base = {r.id for r in sc.records}
+    for t in sc.tasks:  # solvable from what the agent can see: evidence and the change's ids exist by then
+        start = t.at or next(e.at for e in sc.events if e.id == t.trigger)
+        known = base | {r.id for e in sc.events if e.at <= start for r in e.adds}
+        for rid in t.evidence:
+            if rid not in known:
+                out.append(f"{sc.id}: task {t.id}: evidence {rid} does not exist when the task starts")
+        if t.action and t.output == "change":
+            for k, v in sc.action(t.action).args.items():
+                if isinstance(v, str) and re.fullmatch(r"[A-Z]+-\d+", v) and v not in known:
+                    out.append(f"{sc.id}: task {t.id}: its change names {v}, unknown when the task starts")
     reached: set[str] = set()
     fired: set[str] = set()
     for persona in PERSONAS:
