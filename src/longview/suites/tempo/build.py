@@ -14,7 +14,8 @@ mechanics, so each one exercises every feature App. D describes:
 
 The decision window is d5 19:00-22:00: t08 and t09 share a resource (GPU slots held by the user's
 own run until 23:30, or an AI-usage quota the user needs at 20:30, renewed at 03:00).
-``generate(seed)`` varies the days and a few times per scenario deterministically from the seed.
+``generate(seed)`` shifts most event times of each scenario by 0, 10 or 20 minutes, chosen from the
+seed and the scenario id (days, depths and omitted tasks come from the fills).
 """
 
 from __future__ import annotations
