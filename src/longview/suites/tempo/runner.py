@@ -144,6 +144,7 @@ class ScenarioRun:
         for t in sc.tasks:
             if t.at is not None:
                 self.push(t.at, "task", t.id)
+            self.push(t.due, "close", t.id)  # closes happen on time, so the user's feedback does too
         while self.heap:
             at, _, kind, ref = heapq.heappop(self.heap)
             if at >= sc.end:
@@ -155,6 +156,8 @@ class ScenarioRun:
             if kind == "task":
                 self.world.active.setdefault(ref, now)
                 continue
+            if kind == "close":
+                continue  # close_tasks(now) above did the work
             if kind == "event":
                 ev = next(e for e in sc.events if e.id == ref)
                 if not holds(ev.when, self.world, now):
