@@ -202,9 +202,11 @@ class ScenarioRun:
         if kind == "event" and next(e for e in self.scenario.events if e.id == ref).kind == "user_message":
             trigger = "user_message"  # still an activation: the opening is the agent's briefing, not the user's words
         opening = [Message(role="user", content=opening_text(self.env, kind, header, body, tag))]
-        out = await run_session(self.agent, self.env, self.protocol, system=system_prompt(self.scenario, self.persona),
-                                opening=opening, session_id=sid, phase=kind, trace=trace, max_turns=self.max_turns,
-                                clock=self.clock, trigger=trigger)
-        trace.close()
+        try:
+            out = await run_session(self.agent, self.env, self.protocol, system=system_prompt(self.scenario, self.persona),
+                                    opening=opening, session_id=sid, phase=kind, trace=trace, max_turns=self.max_turns,
+                                    clock=self.clock, trigger=trigger)
+        finally:
+            trace.close()
         self.activations.append(Activation(id=sid, at=start, ended=self.clock.now(), kind=kind, ref=ref, user=user,
                                            turns=out.turns, termination=out.termination.value))
