@@ -76,3 +76,19 @@ def test_timeline_view(tmp_path, run_cells):
     assert "user asleep: delivered Sat 07:00" in text
     assert re.search(r"07:00  user decides R\d+ \(held since Fri 23:30\)", text)
     assert (folder / "a001.jsonl").exists()  # one kernel trace per activation
+
+
+def test_an_aborted_cell_is_recorded_and_never_scored(tmp_path, run_cells):
+    from longview.kernel.errors import CellAborted
+
+    class Failing:
+        name = "mock/failing"
+
+        async def act(self, obs):
+            raise CellAborted("model kept failing")
+
+    sc, results = run_cells(["mock/failing"], ["food-mealplan:reviewer"], tmp_path, agent_factory=lambda a, u: Failing())
+    assert json.loads(results[0])["status"] == "aborted"
+    row = sc.rows[0]
+    assert row.n == 0 and row.n_aborted == 1 and row.metrics["tr_d"] is None
+    assert row.abort_reasons == {"food-mealplan:reviewer": "model kept failing"}
