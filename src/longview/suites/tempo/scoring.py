@@ -50,6 +50,7 @@ class RunScore(BaseModel):
     tr_d: float | None = None
     tr_j: float | None = None
     trust_final: float = 0.0
+    uncredited: int = Field(default=0, description="Messages, requests and changes credited to no active task (noise).")
 
 
 def _outputs(task: Task, expected: str, c: Credit, world: TempoWorld) -> float:
@@ -140,7 +141,10 @@ def score_run(scenario: Scenario, persona: str, world: TempoWorld) -> RunScore:
     tasks = task_scores(scenario, persona, world)
     weighted = [(t.weight, t.tc) for t in tasks if t.tc is not None]
     tc = sum(w * v for w, v in weighted) / sum(w for w, _ in weighted) if weighted else None
+    credited = {i for t in tasks for i in t.acts}
+    noise = sum(1 for i, e in enumerate(world.log) if e.kind in ("message", "request", "execute") and i not in credited)
     return RunScore(
+        uncredited=noise,
         tasks=tasks,
         ta=ta_score(scenario, world),
         tc=tc,

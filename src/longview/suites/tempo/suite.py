@@ -185,7 +185,8 @@ class TempoSuite(Suite):
                     s = run.score
                     scored.setdefault(c.unit, []).append({
                         "tc": s.tc, "ta": s.ta.ta if s.ta else None, "tr_d": s.tr_d, "tr_j": s.tr_j, "trust_final": s.trust_final})
-                    x = extra.setdefault(c.unit, {"now": [], "later": [], "continuation": [], "trajectory": []})
+                    x = extra.setdefault(c.unit, {"now": [], "later": [], "continuation": [], "trajectory": [], "uncredited": []})
+                    x["uncredited"].append(float(s.uncredited))
                     if s.ta:
                         x["now"].append(float(s.ta.now))
                         x["later"].append(float(s.ta.later))
@@ -253,6 +254,7 @@ def _extras(cells: list[TempoCellResult], extra: dict[str, dict[str, list]]) -> 
                         comps[k].append(v)
     return {
         "ta_now": avg("now"), "ta_later": avg("later"), "continuation_quality": avg("continuation"),
+        "uncredited_acts": avg("uncredited"),
         "tc_components": {k: (sum(v) / len(v) if v else None) for k, v in comps.items()},
         "depth_confusion": {k: v[0] for k, v in sorted(depth.items())},
         "trust_trajectories": {u: v["trajectory"] for u, v in sorted(extra.items())},
