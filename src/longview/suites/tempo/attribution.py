@@ -48,10 +48,19 @@ def act_depth(entry: LogEntry) -> str:
     return "noop"
 
 
+def task_actions(scenario: Scenario, task: Task) -> set[str]:
+    """The task's catalog action and the members of its joint group."""
+    if task.action is None:
+        return set()
+    spec = scenario.action(task.action)
+    return {spec.id} | ({a.id for a in scenario.actions if a.joint == spec.joint} if spec.joint else set())
+
+
 def credit(scenario: Scenario, world: TempoWorld, until: datetime | None = None) -> dict[str, Credit]:
     """Credits for every active task (optionally only acts up to ``until``)."""
     tasks = sorted((t for t in scenario.tasks if t.id in world.active), key=lambda t: (world.active[t.id], t.id))
     out = {t.id: Credit(task=t.id) for t in tasks}
+    acts = {t.id: task_actions(scenario, t) for t in tasks}
     for i, e in enumerate(world.log):
         if until is not None and e.at > until:
             break
@@ -59,13 +68,13 @@ def credit(scenario: Scenario, world: TempoWorld, until: datetime | None = None)
             continue
         live = [t for t in tasks if world.active[t.id] <= e.at <= t.due]
         if e.kind == "execute":
-            hit = next((t for t in live if t.action and t.action == e.action), None)
+            hit = next((t for t in live if e.action in acts[t.id]), None)
             if hit:
                 out[hit.id].acts.append(i)
         elif e.kind == "request":
             used: set[str] = set()
             for item in e.items:
-                hit = next((t for t in live if t.action and t.action == item.action and t.id not in used), None)
+                hit = next((t for t in live if item.action in acts[t.id] and t.id not in used), None)
                 if hit:
                     used.add(hit.id)
                     out[hit.id].acts.append(i)
