@@ -1,7 +1,8 @@
 """Which agent acts belong to which task, and at what intervention depth (App. E.1, E.4).
 
 An act is credited to an active task when it falls inside the task's window (activation .. due) and
-is about it: an executed or proposed change that is the task's catalog action, or a note, message
+is about it: an executed or proposed change that is the task's catalog action (or a member of its
+joint group), or a note, message
 or deferral that contains one of the task's keys. An executed or proposed change is credited to one
 task only (the earliest-activated eligible one); notes and messages may cover several tasks.
 
