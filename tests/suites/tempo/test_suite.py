@@ -92,3 +92,15 @@ def test_an_aborted_cell_is_recorded_and_never_scored(tmp_path, run_cells):
     row = sc.rows[0]
     assert row.n == 0 and row.n_aborted == 1 and row.metrics["tr_d"] is None
     assert row.abort_reasons == {"food-mealplan:reviewer": "model kept failing"}
+
+
+def test_trace_labels_depths(tmp_path, run_cells):
+    from longview.kernel.trace import read_trace
+    from longview.suites.tempo.suite import TempoSuite
+
+    run_cells(["ref:oracle"], ["research-deadline:planner"], tmp_path)
+    folder = next(tmp_path.iterdir())
+    lines = [ln for f in sorted(folder.glob("a*.jsonl")) for ln in TempoSuite().transcript(read_trace(f))]
+    text = "\n".join(lines)
+    for label in ("PREPARE save_note(", "SUGGEST approval request [", "EXECUTE book(", "DEFER JOB-2", "woken by user_message"):
+        assert label in text

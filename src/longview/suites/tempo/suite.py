@@ -76,6 +76,11 @@ class TempoSuite(Suite):
 
         return [rows_table(scorecard), breakdown_table(scorecard)]
 
+    def transcript(self, events: list[Any]) -> list[str]:
+        from longview.suites.tempo.transcript import tempo_lines
+
+        return tempo_lines(events)
+
     def prompts(self) -> dict[str, str]:
         import hashlib
 
