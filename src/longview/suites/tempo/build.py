@@ -121,6 +121,8 @@ def _rec(rid: str, kind: str, item: Item, **fields: Any) -> Record:
     return Record(id=rid, kind=kind, title=item.title, body=item.body, fields={**item.fields, **fields})
 
 
+STYLES = {"reviewer": "careful and polite, likes to see details", "planner": "brisk and organised",
+          "operator": "terse, trusts the assistant with routine things"}
 LETTERS: dict[str, Depth] = {"N": "noop", "P": "prepare", "S": "suggest", "E": "execute"}
 
 
@@ -267,7 +269,7 @@ def build(f: Fill, seed: int = 0) -> Scenario:
         availability=Availability(busy=[Interval(start=T(2, "13:00"), end=T(2, "15:00"), label="focus block"),
                                         Interval(start=at(5, "09:00"), end=at(5, "12:00"), label="meetings")]),
         resources=[resource], records=records, actions=actions, events=events, tasks=tasks,
-        personas=[Persona(id=p, policy=f.policies[p]) for p in ("reviewer", "planner", "operator")],
+        personas=[Persona(id=p, policy=f.policies[p], style=STYLES[p]) for p in ("reviewer", "planner", "operator")],
         decision_window=DecisionWindow(start=at(5, "19:00"), end=at(5, "22:00"), urgent="t08", competing="t09",
                                        resource=rid, feasible_from=feasible,
                                        note=f"{f.job_u.title} is due first; {f.job_c.title} can run once {rid} frees up"),
