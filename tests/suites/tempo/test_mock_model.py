@@ -7,7 +7,6 @@ from longview.agents.llm import LLMAgent
 from longview.kernel.models import GenParams, make_client
 from longview.kernel.models.mock import register_script, unregister_script
 
-
 FEASIBLE = {"research-deadline": "2026-03-06T23:30:00", "shopping-monitor": "2026-03-07T03:30:00"}
 FINISH = {"tool_calls": [{"name": "finish", "arguments": {}}]}
 

@@ -8,7 +8,6 @@ import pytest
 
 from longview.suites.tempo.timeline import timeline_lines
 
-
 UNITS = ["research-deadline:{p}", "shopping-monitor:{p}"]  # one GPU-slot and one quota scenario
 REFS = ["ref:oracle", "ref:policy", "ref:always-suggest", "ref:always-execute"]
 

@@ -28,7 +28,19 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from longview.kernel.stats import seed_from
 from longview.suites.tempo.model import (
-    ActionSpec, Availability, Condition, Depth, DecisionWindow, Event, Interval, Persona, Record, Resource, Scenario, Task, Use,
+    ActionSpec,
+    Availability,
+    Condition,
+    DecisionWindow,
+    Depth,
+    Event,
+    Interval,
+    Persona,
+    Record,
+    Resource,
+    Scenario,
+    Task,
+    Use,
 )
 
 START = datetime(2026, 3, 2)  # a Monday

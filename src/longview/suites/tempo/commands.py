@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -13,7 +13,7 @@ app = typer.Typer(help="Proactivity-Gym (tempo) tools.", no_args_is_help=True)
 @app.command()
 def generate(
     seed: Annotated[int, typer.Option(help="Generator seed (0 = the built-in set).")] = 0,
-    out: Annotated[Optional[Path], typer.Option(help="Folder for the scenario JSON files (default: the built-in data).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Folder for the scenario JSON files (default: the built-in data).")] = None,
 ) -> None:
     """Build every scenario from the skeleton and fills, run QC, and write them if QC passes."""
     from longview.suites.tempo.dataset import builtin_dir, write

@@ -20,7 +20,15 @@ from longview.suites.tempo.approval import decide, recognise, reply_text
 from longview.suites.tempo.model import Record, Scenario
 from longview.suites.tempo.text import mentions
 from longview.suites.tempo.world import (
-    ApprovalRequest, Delivery, Job, LogEntry, TempoWorld, Wakeup, last_renewal, match_action, resource_free,
+    ApprovalRequest,
+    Delivery,
+    Job,
+    LogEntry,
+    TempoWorld,
+    Wakeup,
+    last_renewal,
+    match_action,
+    resource_free,
 )
 
 Schedule = Callable[[datetime, str, str], None]  # (when, kind, ref): a future activation

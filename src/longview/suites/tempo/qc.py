@@ -51,7 +51,7 @@ async def check_async(scenario: Scenario) -> list[str]:
             if rid not in known:
                 out.append(f"{sc.id}: task {t.id}: evidence {rid} does not exist when the task starts")
         if t.action and t.output == "change":
-            for k, v in sc.action(t.action).args.items():
+            for v in sc.action(t.action).args.values():
                 if isinstance(v, str) and re.fullmatch(r"[A-Z]+-\d+", v) and v not in known:
                     out.append(f"{sc.id}: task {t.id}: its change names {v}, unknown when the task starts")
     reached: set[str] = set()

@@ -27,7 +27,6 @@ from longview.suites.tempo.model import DEPTH_ORDER, Condition, Scenario
 from longview.suites.tempo.protocol import TempoProtocol, word
 from longview.suites.tempo.world import TempoWorld
 
-
 MAX_WAKEUPS = 120  # an agent's own wake-ups honoured per run; more are ignored (a runaway loop guard)
 
 

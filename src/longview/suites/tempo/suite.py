@@ -10,11 +10,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from longview.harness.context import CellContext
 from longview.harness.roles import Roles
-from longview.harness.scorecard import MetricInfo, Scorecard, build_row, row_order
 from longview.harness.scorecard import DatasetInfo as ScoreDatasetInfo
+from longview.harness.scorecard import MetricInfo, Scorecard, build_row, row_order
 from longview.harness.suite import Cell, RoleSpec, Suite
 from longview.kernel.agent import Agent
-from longview.kernel.clock import SimClock
 from longview.kernel.errors import CellAborted
 from longview.kernel.stats import macro_mean
 from longview.suites.tempo import dataset as ds
@@ -132,7 +131,7 @@ class TempoSuite(Suite):
             agent = ctx.agent if r == 0 else self._fresh(ctx, scenario, persona, r)
             clock = ctx.start_clock(scenario.start)
             prefix = f"r{r}-" if repeats > 1 else ""
-            run = ScenarioRun(scenario, persona, agent, clock, lambda sid: ctx.trace(prefix + sid), max_turns=ctx.max_turns,
+            run = ScenarioRun(scenario, persona, agent, clock, lambda sid, p=prefix: ctx.trace(p + sid), max_turns=ctx.max_turns,
                               wording=wording)
             try:
                 async with ctx.session():
