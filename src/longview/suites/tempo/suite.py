@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -131,7 +132,7 @@ class TempoSuite(Suite):
             agent = ctx.agent if r == 0 else self._fresh(ctx, scenario, persona, r)
             clock = ctx.start_clock(scenario.start)
             prefix = f"r{r}-" if repeats > 1 else ""
-            run = ScenarioRun(scenario, persona, agent, clock, lambda sid, p=prefix: ctx.trace(p + sid), max_turns=ctx.max_turns,
+            run = ScenarioRun(scenario, persona, agent, clock, functools.partial(_trace, ctx, prefix), max_turns=ctx.max_turns,
                               wording=wording)
             try:
                 async with ctx.session():
@@ -225,6 +226,10 @@ class TempoSuite(Suite):
             extra={"judges": ["embedded:rules", "embedded:trust-state", *judge_names],
                    "note": "TC semantics/completion need a judge model; without one they are not judged (None)."},
         )
+
+
+def _trace(ctx: CellContext, prefix: str, sid: str) -> Any:
+    return ctx.trace(prefix + sid)
 
 
 def _agreement(cells: list[TempoCellResult]) -> dict[str, Any] | None:
