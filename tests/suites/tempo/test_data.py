@@ -58,3 +58,14 @@ def test_format_rejects_dangling_references(builtin):
     raw["tasks"][0]["evidence"] = ["NOPE-1"]
     with pytest.raises(ValueError, match="unknown evidence record"):
         Scenario.model_validate(raw)
+
+
+def test_stated_policy_names_each_class_under_its_stated_depth(builtin):
+    from longview.suites.tempo.build import _SAY, CLASSES
+
+    for sc in builtin.scenarios:
+        for p in sc.personas:
+            sections = {d: p.policy.split(_SAY[d] + ": ", 1)[1].split(".", 1)[0] for d in _SAY if _SAY[d] in p.policy}
+            for t in sc.tasks:
+                if t.id in CLASSES and t.stated_depth(p.id) != "noop":
+                    assert CLASSES[t.id] in sections[t.stated_depth(p.id)], (sc.id, p.id, t.id)
