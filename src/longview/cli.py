@@ -204,17 +204,19 @@ def _run(suite: Any, kw: dict[str, Any]) -> None:
             harness.write_json(sc, kw["json_out"], manifest, suite)
     except LongviewError as e:
         fail(e)
-    _print_scorecard(suite, sc, manifest.usage)
+    _print_scorecard(suite, sc, manifest)
     console.print(f"run directory: {store.root}")
 
 
-def _print_scorecard(suite: Any, sc: Any, usage: dict) -> None:
+def _print_scorecard(suite: Any, sc: Any, manifest: Any) -> None:
     from longview.harness.tables import usage_table
 
     for table in suite.tables(sc):
         console.print(table)
-    if usage.get("roles"):
-        console.print(usage_table(usage))
+    for note in suite.notes(sc, manifest.components):
+        console.print(f"note: {note}", highlight=False, markup=False)
+    if manifest.usage.get("roles"):
+        console.print(usage_table(manifest.usage))
 
 
 class RunGroup(click.Group):
@@ -294,7 +296,7 @@ def show(run_dir: Path, json_out: Path | None) -> None:
             harness.write_json(sc, json_out, manifest, suite)
     except LongviewError as e:
         fail(e)
-    _print_scorecard(suite, sc, manifest.usage)
+    _print_scorecard(suite, sc, manifest)
     console.print(
         f"longview {manifest.package_version} · suite {manifest.suite} · commit {manifest.git_commit or 'unknown'} · "
         f"dataset {manifest.dataset.name} {manifest.dataset.sha256[:12]} · config {manifest.config_hash[:12]}"

@@ -16,6 +16,15 @@ STOP = frozenset(
     want like please ok okay kind type choice choose option options whenever every each something anything
     handle handling set""".split()
 )
+# Words every standing-rule question or statement uses, whatever it is about ("in the future, do
+# you usually prefer ... by default?"): they say *that* something is a standing preference, never
+# *which* decision it is, so matchers drop them along with STOP.
+RULE_TALK = frozenset(
+    """prefer preferred preference preferences standing rule rules default defaults future usually
+    always generally general normally typically next time times going forward now way task tasks thing
+    things would like want wants rather instead just also often each every whenever automatically
+    sure okay fine usual moment ahead""".split()
+)
 _WORD = re.compile(r"[a-z0-9]+")
 
 

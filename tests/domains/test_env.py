@@ -5,16 +5,37 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from longview.domains.personal import DOMAINS, all_tool_names, discovery_steps, make_env, toolkit_class
 from longview.domains.personal.base import string_values
 from longview.kernel.state import WorldState
-from longview.suites.atr.dataset import Episode, load_episode
 
 DATA = Path(__file__).parents[1] / "fixtures" / "atrbench" / "data"
-EPISODES: list[Episode] = [load_episode(p, all_tool_names()) for p in sorted(DATA.rglob("*.json"))]
+
+
+def _session(raw: dict) -> SimpleNamespace:
+    s = SimpleNamespace(**raw)
+    env = raw["local_env"]
+    s.local_env = SimpleNamespace(tools=env["tools"], references=[{"attributes": {}, **r} for r in env.get("references", [])])
+    s.gold_trajectory = [SimpleNamespace(**x) for x in raw.get("gold_trajectory", [])]
+    if "labels" in raw:
+        s.required_action = SimpleNamespace(**raw["labels"]["task_success"]["required_actions"][0])
+    return s
+
+
+def _episode(path: Path) -> SimpleNamespace:
+    """Episode JSON read as plain data: domain tests exercise the domains, not a suite's loader."""
+    raw = json.loads(path.read_text())
+    return SimpleNamespace(persona_id=raw["persona_id"], structured_persona=raw.get("structured_persona", {}),
+                           learning_sessions=[_session(s) for s in raw["learning_sessions"]],
+                           test_sessions=[_session(s) for s in raw["test_sessions"]])
+
+
+Episode = SimpleNamespace
+EPISODES: list[Episode] = [_episode(p) for p in sorted(DATA.rglob("*.json"))]
 LEARNING = [(ep, s) for ep in EPISODES for s in ep.learning_sessions]
 TESTS = [(ep, s) for ep in EPISODES for s in ep.test_sessions]
 
@@ -62,13 +83,13 @@ def test_discovery_surfaces_gold_ids(ep: Episode, session) -> None:
     ids += [v for k, vs in gold.items() if k.endswith("_ids") for v in vs]
     assert set(ids) <= seen
     # Every reference is surfaced too, so scripted agents see the whole candidate pool.
-    assert {r.id for r in session.local_env.references} <= seen
+    assert {r["id"] for r in session.local_env.references} <= seen
 
 
 @pytest.mark.parametrize("ep,session", TESTS + LEARNING, ids=[s.session_id for _, s in TESTS + LEARNING])
 def test_attributes_returned_verbatim(ep: Episode, session) -> None:
     env = _env(ep, session)
-    refs = {r.id: r.attributes for r in session.local_env.references}
+    refs = {r["id"]: r["attributes"] for r in session.local_env.references}
     shown = 0
     for step in discovery_steps(session.domain, session.local_env.references):
         for record in _ok(env, step["tool"], **step["arguments"]).get("results", []):

@@ -523,3 +523,53 @@ async def test_litellm_bug_is_not_retried(monkeypatch):
             None, USER, [], P
         )
     assert len(calls) == 1 and calls[0]["model"] == "cohere/command-r"
+
+
+async def test_empty_turns_are_not_cached(script, tmp_path):
+    answers = iter(["", "real answer"])
+    client = make_client(script("hiccup", lambda s, m, t: next(answers)), cache=ResponseCache(tmp_path))
+    assert (await client.complete("s", USER, [], P)).text in ("", None)
+    assert (await client.complete("s", USER, [], P)).text == "real answer"  # asked again, not replayed
+    assert (await client.complete("s", USER, [], P)).text == "real answer"  # now cached
+
+
+def _reasoning_client(model: str, answers: list[dict], seen: list[dict]):
+    import httpx as _httpx
+
+    def handler(request):
+        seen.append(json.loads(request.content))
+        msg = answers.pop(0)
+        return _httpx.Response(200, json={"choices": [{"message": msg}], "usage": {}})
+
+    c = OpenAICompatClient(model, PROVIDERS["openai"], model.split("/")[-1], api_base="http://x/v1")
+    c._client = lambda: _httpx.AsyncClient(transport=_httpx.MockTransport(handler))
+    return c
+
+
+@pytest.mark.parametrize("model, text_turn_echoed", [("deepseek/deepseek-v4-pro", False), ("openai/MiniMax-M2.7", True)])
+async def test_reasoning_content_is_echoed_for_models_that_need_it(model, text_turn_echoed):
+    call = {"id": "c1", "type": "function", "function": {"name": "book", "arguments": "{}"}}
+    seen: list[dict] = []
+    c = _reasoning_client(model, [
+        {"role": "assistant", "content": None, "tool_calls": [call], "reasoning_content": "think A"},
+        {"role": "assistant", "content": "Done.", "reasoning_content": "think B"},
+        {"role": "assistant", "content": "ok"},
+    ], seen)
+    t1 = await c.complete("s", USER, TOOLS, P)
+    history = USER + [Message(role="assistant", content=t1.text, tool_calls=t1.tool_calls),
+                      Message(role="tool", content="{}", tool_call_id="c1", name="book")]
+    t2 = await c.complete("s", history, TOOLS, P)
+    await c.complete("s", history + [Message(role="assistant", content=t2.text)], TOOLS, P)
+    sent = [m for m in seen[2]["messages"] if m["role"] == "assistant"]
+    assert sent[0]["reasoning_content"] == "think A"
+    assert ("reasoning_content" in sent[1]) is text_turn_echoed
+    assert not text_turn_echoed or sent[1]["reasoning_content"] == "think B"
+
+
+async def test_reasoning_content_is_not_sent_to_other_models():
+    seen: list[dict] = []
+    c = _reasoning_client("openai/gpt-5", [{"role": "assistant", "content": "a", "reasoning_content": "r"},
+                                           {"role": "assistant", "content": "b"}], seen)
+    t = await c.complete("s", USER, [], P)
+    await c.complete("s", USER + [Message(role="assistant", content=t.text)], [], P)
+    assert all("reasoning_content" not in m for m in seen[1]["messages"])

@@ -153,3 +153,50 @@ def test_a_session_can_start_from_an_event_not_a_user_message(tmp_path):
     assert events[1].data == {"trigger": "wakeup", "text": wake.content} and events[1].clock == "2026-03-01T07:00:00"
     assert not any(e.type == "user_message" for e in events)  # nobody said anything
     assert agent.observations[0].messages == [wake] and out.termination is TerminationReason.AGENT_FINISH
+
+
+class PatientProto(Proto):
+    """Text-only turns carry on without a note; empty answers are re-asked twice; only a retry
+    that uses the control tool counts as a rescue."""
+
+    empty_retries = 2
+
+    async def on_text(self, text, turn, trace):
+        return ControlResult(carry_on=True)
+
+    def accepts_rescue(self, turn):
+        return any(c.name == "finish" for c in turn.tool_calls)
+
+
+def test_empty_answers_are_retried_then_end_the_session():
+    agent = Script([AssistantTurn(), AssistantTurn(text="  "), AssistantTurn(tool_calls=[call("put", 0, item="a")]),
+                    AssistantTurn(tool_calls=[call("finish", 1)])])
+    out, trace = run(agent, PatientProto())
+    assert out.termination is TerminationReason.AGENT_FINISH and out.turns == 2
+    assert [e.type for e in trace.events].count("agent_empty_response") == 2
+    assert len(agent.observations[0].messages) == len(agent.observations[2].messages)  # same input re-asked
+    out, _ = run(Script([AssistantTurn()] * 3), PatientProto())
+    assert out.termination is TerminationReason.AGENT_EMPTY and out.turns == 1
+    # Without empty_retries an empty turn still ends at once (no progress).
+    out, _ = run(Script([AssistantTurn()]), Proto())
+    assert out.termination is TerminationReason.NO_PROGRESS
+
+
+def test_text_turns_can_carry_on_without_a_note():
+    agent = Script([AssistantTurn(text="thinking"), AssistantTurn(text="still thinking"),
+                    AssistantTurn(tool_calls=[call("finish", 0)])])
+    out, trace = run(agent, PatientProto())
+    assert out.termination is TerminationReason.AGENT_FINISH and out.turns == 3
+    assert [m.role for m in out.messages] == ["assistant", "assistant", "assistant", "tool"]
+    assert "protocol_note" not in [e.type for e in trace.events]
+
+
+def test_a_rescue_counts_only_when_the_protocol_accepts_the_retry():
+    proto = PatientProto()
+    proto.max_rescues = 2
+    agent = Script([AssistantTurn(text="hello?"), AssistantTurn(tool_calls=[call("put", 0, item="x")]),
+                    AssistantTurn(tool_calls=[call("finish", 1)])])
+    out, trace = run(agent, proto)
+    # The domain-call retry was discarded; the finish retry replaced the text turn.
+    assert [e.type for e in trace.events].count("scaffolding_note") == 2
+    assert out.batches == [] and out.termination is TerminationReason.AGENT_FINISH and out.turns == 1

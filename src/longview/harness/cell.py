@@ -34,10 +34,17 @@ class Cell(BaseModel):
         return f"{base}__t{self.trial}" if self.trial else base
 
 
-class CellResult(Protocol):
-    """What ``run_cell`` returns: a pydantic model written as the cell's completion marker."""
+class CellResult(BaseModel):
+    """The least a cell's result holds; a suite's result model subclasses it or has these fields.
+    It is written as the cell's completion marker."""
 
-    status: str  # "complete" or "aborted"; aborted cells are never scored
-    abort_reason: str | None
+    status: str = Field(default="complete", description="complete or aborted; aborted cells are never scored.")
+    abort_reason: str | None = Field(default=None, description="Why the cell aborted.")
 
-    def model_dump_json(self, **kw: Any) -> str: ...
+
+class ScorecardLike(Protocol):
+    """What the harness needs of a suite's scorecard: the common JSON shape and its rows."""
+
+    rows: Any
+
+    def to_json_dict(self) -> dict[str, Any]: ...

@@ -27,7 +27,7 @@ async def gather_sessions(*aws: Awaitable[T]) -> list[T]:
     cancelled (no orphan keeps writing into a cell folder) and the first error is raised as is."""
     try:
         async with asyncio.TaskGroup() as tg:
-            tasks = [tg.create_task(a) for a in aws]  # type: ignore[arg-type]
+            tasks: list[asyncio.Task[T]] = [tg.create_task(a) for a in aws]  # type: ignore[arg-type]
     except BaseExceptionGroup as group:
         first = group.exceptions[0]
         while isinstance(first, BaseExceptionGroup):

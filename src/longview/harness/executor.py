@@ -18,7 +18,9 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from longview.harness.cell import Cell, CellResult
+from pydantic import BaseModel
+
+from longview.harness.cell import Cell
 from longview.harness.context import CellContext
 from longview.kernel.errors import CellAborted, ConfigError
 
@@ -28,11 +30,11 @@ if TYPE_CHECKING:
     from longview.kernel.runstore import RunStore
 
 OnSession = Callable[[], None]
-OnCell = Callable[[Cell, CellResult], None]
+OnCell = Callable[[Cell, BaseModel], None]
 
 
 async def run_one(p: Prepared, cell: Cell, folder: Path, slots: AbstractAsyncContextManager[Any],
-                  on_session: OnSession) -> CellResult:
+                  on_session: OnSession) -> BaseModel:
     """Run one cell into ``folder``; a ``CellAborted`` becomes the cell's aborted marker."""
     from longview.harness.run import AbortedCell, make_agent
 
@@ -89,7 +91,7 @@ class LocalExecutor(Executor):
             async with cell_slots:
                 folder = store.start_cell(cell.key)
                 result = await run_one(p, cell, folder, slots, on_session)
-                store.finish_cell(cell.key, result)  # type: ignore[arg-type]
+                store.finish_cell(cell.key, result)
                 on_cell(cell, result)
 
         try:

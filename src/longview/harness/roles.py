@@ -10,7 +10,7 @@ import asyncio
 import json
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
@@ -69,7 +69,7 @@ class Roles:
 
     def __init__(
         self,
-        models: dict[str, str | None],
+        models: Mapping[str, str | None],
         params: dict[str, GenParams] | None = None,
         *,
         api_base: str | None = None,

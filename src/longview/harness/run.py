@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from longview import __version__
 from longview.harness import registry
@@ -31,15 +31,14 @@ if TYPE_CHECKING:
 REFERENCE = "reference"  # --agent reference: every reference agent of the suite
 
 
-class AbortedCell(BaseModel):
+class AbortedCell(CellResult):
     """The completion marker of a cell whose run_cell raised CellAborted: recorded, never scored."""
 
-    agent: str
-    variant: str
-    unit: str
-    trial: int = 0
-    status: str = "aborted"
-    abort_reason: str | None = None
+    agent: str = Field(description="Agent of the cell.")
+    variant: str = Field(description="Variant of the cell.")
+    unit: str = Field(description="Unit of the cell.")
+    trial: int = Field(default=0, description="Trial of the cell.")
+    status: str = Field(default="aborted", description="Always aborted.")
 
 
 def suite_options(suite: Suite, raw: dict[str, Any]) -> BaseModel:
@@ -169,6 +168,7 @@ def make_agent(p: Prepared, cell: Cell):
     from longview.agents.llm import LLMAgent
 
     client = p.roles.client(AGENT, cell.agent)
+    assert client is not None  # a model string always gives a client
     return LLMAgent(client, p.roles.params(AGENT), name=cell.agent, trial=p.roles.trial_key(cell.trial))
 
 
@@ -177,7 +177,7 @@ def run(
     *,
     on_start: Callable[[int, int], None] = lambda cells, sessions: None,
     on_session: Callable[[], None] = lambda: None,
-    on_cell: Callable[[Cell, CellResult], None] = lambda c, r: None,
+    on_cell: Callable[[Cell, BaseModel], None] = lambda c, r: None,
     prepared: Prepared | None = None,
     executor: Executor | None = None,
 ) -> tuple[RunStore, Any]:
@@ -244,6 +244,8 @@ def scorecard_json(sc: Any, manifest: Manifest, suite: Suite | None = None) -> d
         info = suite.metric_info(manifest.components)
         if info:
             data["metrics"] = {k: v.model_dump() for k, v in info.items()}
+    if suite is not None and (notes := suite.notes(sc, manifest.components)):
+        data["notes"] = notes
     data["run"] = {
         "package_version": manifest.package_version,
         "git_commit": manifest.git_commit,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from longview.harness.cell import Cell, CellResult, Dataset
+from longview.harness.cell import Cell, Dataset, ScorecardLike
 from longview.kernel.agent import Agent
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from longview.harness.context import CellContext
     from longview.harness.roles import Roles
-    from longview.harness.scorecard import MetricInfo, Scorecard
+    from longview.harness.scorecard import MetricInfo
     from longview.kernel.trace import TraceEvent
 
 
@@ -78,15 +78,17 @@ class Suite(ABC):
         return 1
 
     @abstractmethod
-    async def run_cell(self, ctx: CellContext) -> CellResult:
-        """Run one cell; write a trace per session through ``ctx``; never raise for a model failure
-        (CellAborted propagates and the harness records the abort)."""
+    async def run_cell(self, ctx: CellContext) -> BaseModel:
+        """Run one cell; write a trace per session through ``ctx``. Return a pydantic result with
+        ``status`` ("complete"/"aborted") and ``abort_reason`` (see ``cell.CellResult``); it becomes
+        the cell's completion marker. A ``CellAborted`` (a model that keeps failing) may propagate:
+        the harness then records the cell as aborted with its reason."""
 
     @abstractmethod
-    def score(self, results: list[str], dataset: Dataset, options: BaseModel, seed: int) -> Scorecard:
+    def score(self, results: list[str], dataset: Dataset, options: BaseModel, seed: int) -> ScorecardLike:
         """Score the JSON texts of every finished cell's result (the harness adds run identity)."""
 
-    def tables(self, scorecard: Scorecard) -> list[Table]:
+    def tables(self, scorecard: Any) -> list[Table]:
         """Rich tables printed by run and show; default: one generic table of every row."""
         from longview.harness.tables import rows_table
 
@@ -96,6 +98,11 @@ class Suite(ABC):
         """Metric -> how it is obtained (deterministic or judged, and by which component), for
         scorecards that do not carry it themselves."""
         return {}
+
+    def notes(self, scorecard: Any, components: dict[str, str]) -> list[str]:
+        """Caveats printed under the tables and kept in the scorecard JSON (``notes``), e.g. that a
+        judged metric was judged by an embedded component, not the paper's."""
+        return []
 
     def transcript(self, events: list[TraceEvent]) -> list[str]:
         """A session transcript as readable lines (`longview trace`); default: the generic view."""

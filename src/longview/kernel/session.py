@@ -30,6 +30,7 @@ class TerminationReason(StrEnum):
     AGENT_FINISH = "agent_finish"  # the agent called its finish tool
     TURN_CAP = "turn_cap"  # the assistant-turn cap was reached
     NO_PROGRESS = "no_progress"  # a turn produced nothing anyone could respond to
+    AGENT_EMPTY = "agent_empty_response"  # the agent kept answering with neither text nor calls
 
 
 @dataclass
@@ -40,6 +41,7 @@ class ControlResult:
     to_user: str | None = None  # text delivered to the user this turn
     end: TerminationReason | None = None
     note: str | None = None  # protocol message the agent sees next turn (user role), if any
+    carry_on: bool = False  # a text-only turn that nobody answers, yet the session goes on
 
 
 @dataclass
@@ -55,6 +57,9 @@ class SessionProtocol(Protocol):
 
     control_specs: list[ToolSpec]
     max_rescues: int  # text-only turns get this many re-prompts before on_text decides
+    # Optional: ``empty_retries: int`` — fresh calls after a turn with neither text nor tool calls
+    # (default 0); ``accepts_rescue(turn) -> bool`` — whether a re-prompted turn replaces the text
+    # turn (default: any turn with tool calls).
 
     def filter_batch(self, calls: list[ToolCall], turn: int, trace: TraceWriter) -> list[ToolCall]:
         """Drop or reorder calls before execution (e.g. duplicate channel calls)."""
@@ -132,6 +137,8 @@ async def run_session(
     def observe(*extra: Message) -> Observation:
         return Observation(system=system, messages=messages + list(extra), tools=schemas, session_id=session_id, phase=phase)
 
+    empty_retries = getattr(protocol, "empty_retries", 0)
+    accepts_rescue = getattr(protocol, "accepts_rescue", lambda t: bool(t.tool_calls))
     reason = TerminationReason.TURN_CAP
     turn = 0
     for turn in range(max_turns):
@@ -139,6 +146,16 @@ async def run_session(
             clock.advance(TURN_DURATION)
         at: AssistantTurn = await agent.act(observe())
         _add_usage(usage, at.usage)
+        # An empty answer is provider weirdness, not a move: ask again with the same input.
+        for attempt in range(1, empty_retries + 1):
+            if at.tool_calls or (at.text or "").strip():
+                break
+            trace.emit("agent_empty_response", turn=turn, attempt=attempt)
+            at = await agent.act(observe())
+            _add_usage(usage, at.usage)
+        if empty_retries and not at.tool_calls and not (at.text or "").strip():
+            reason = TerminationReason.AGENT_EMPTY
+            break
         # Off-protocol text turn: re-prompt with a transient note; a rescued turn takes its slot.
         attempt = 0
         while not at.tool_calls and at.text and attempt < protocol.max_rescues:
@@ -147,7 +164,7 @@ async def run_session(
             trace.emit("scaffolding_note", turn=turn, attempt=attempt, text=at.text, note=note)
             retry = await agent.act(observe(Message(role="assistant", content=at.text), Message(role="user", content=note)))
             _add_usage(usage, retry.usage)
-            if retry.tool_calls:
+            if accepts_rescue(retry):
                 trace.emit("rescued", turn=turn, attempt=attempt)
                 at = retry
         calls = protocol.filter_batch(at.tool_calls, turn, trace) if at.tool_calls else []
@@ -165,9 +182,10 @@ async def run_session(
             r = await protocol.on_text(at.text, turn, trace)
             delivered += [r.to_user] if r.to_user is not None else []
             end = r.end
-            if r.note and end is None:
-                messages.append(Message(role="user", content=r.note))
-                trace.emit("protocol_note", turn=turn, text=r.note)
+            if end is None and (r.note or r.carry_on):
+                if r.note:
+                    messages.append(Message(role="user", content=r.note))
+                    trace.emit("protocol_note", turn=turn, text=r.note)
                 continue
         executed: list[ToolCall] = []
         for pos, c in enumerate(calls):

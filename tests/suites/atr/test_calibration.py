@@ -48,7 +48,7 @@ def test_router_set_shape():
     assert len(ROUTER_SET) == 60
     assert sum(r.label for r in ROUTER_SET) == 28
     kinds = {r.kind for r in ROUTER_SET}
-    assert kinds == POSITIVE_KINDS | {
+    assert kinds == (POSITIVE_KINDS - {"release_positive"}) | {
         "current_task_question", "declarative_offer", "status_update", "quoted_draft", "recall"
     }
     for r in ROUTER_SET:
@@ -151,15 +151,19 @@ async def test_embedded_router_figures():
     assert inexact == {"rt017"}  # markdown bold dropped from the span
 
 
+FALSE_HITS = {"cl025", "cl035", "cl055", "cl068"}
+
+
 async def test_embedded_classifier_figures():
+    # It prefers a miss to a guess: higher precision, lower recall than the topic matcher it replaced.
     cal = await calibrate_classifier(TopicClassifier())
-    assert cal.classifier == "embedded:topic-classifier@2"
-    assert (cal.n, cal.gold_hits, cal.hits_predicted, cal.correct_hits) == (68, 33, 48, 28)
-    assert (cal.wrong_rule, cal.false_hits, cal.missed, cal.faults) == (0, 20, 5, 0)
-    assert cal.precision == pytest.approx(28 / 48)
-    assert cal.recall == pytest.approx(28 / 33)
-    assert cal.accuracy == pytest.approx(43 / 68)
-    assert {o.id for o in cal.errors() if o.gold is not None} == {"cl003", "cl020", "cl028", "cl046", "cl059"}
+    assert cal.classifier == "embedded:decision-classifier@3"
+    assert (cal.n, cal.gold_hits, cal.hits_predicted, cal.correct_hits) == (68, 33, 24, 20)
+    assert (cal.wrong_rule, cal.false_hits, cal.missed, cal.faults) == (0, 4, 13, 0)
+    assert cal.precision == pytest.approx(20 / 24)
+    assert cal.recall == pytest.approx(20 / 33)
+    assert cal.accuracy == pytest.approx(51 / 68)
+    assert {o.id for o in cal.errors() if o.gold is None} == FALSE_HITS
 
 
 # --- LLM implementations via the mock provider -------------------------------------------------
@@ -251,8 +255,8 @@ async def test_tables_render():
     out = console.export_text()
     assert "Router calibration · embedded:keyword-router@2 · 60 rows" in out
     assert "23/24 (0.958)" in out and "0.960" in out and "5/8" in out
-    assert "Classifier calibration · embedded:topic-classifier@2 · 68 rows" in out
-    assert "0.583" in out and "0.848" in out and "0.632" in out
+    assert "Classifier calibration · embedded:decision-classifier@3 · 68 rows" in out
+    assert "0.833" in out and "0.606" in out and "0.750" in out
     assert "Router disagreements" in out and "Classifier disagreements" in out
     assert len(render(r, errors=0)) == 2 and len(render(c, errors=0)) == 1
     assert isinstance(r, RouterCalibration) and isinstance(c, ClassifierCalibration)
@@ -267,3 +271,68 @@ async def test_cell_aborted_from_a_custom_router_is_a_fault():
 
     cal = await calibrate_router(Broken(), ROUTER_SET[:2])
     assert cal.faults == 2 and cal.accuracy == 0.0 and cal.recall == 0.0
+
+
+# --- the release's own sets, in its layout (synthetic rows written for these tests) --------------
+
+
+def _release(tmp_path):
+    from pathlib import Path as P
+    root = tmp_path / "release"
+    (root / "runner/router_calibration").mkdir(parents=True)
+    (root / "runner/cls_calibration").mkdir(parents=True)
+    router = [
+        {"source": "r1", "reason": "", "output": "Booked. For future trips, should I always pick an aisle seat?",
+         "gold_is_strict_rule_question": True, "gold_rule_question_span": "For future trips, should I always pick an aisle seat?"},
+        {"source": "r2", "reason": "", "output": "Your table is booked for 7 pm.", "gold_is_strict_rule_question": False,
+         "gold_rule_question_span": None},
+    ]
+    span = [{"source": "s1", "reason": "", "output": "Done! Going forward, should I draft replies for your review first?",
+             "gold_is_strict_rule_question": True,
+             "gold_rule_question_span": "Going forward, should I draft replies for your review first?"}]
+    pool = [
+        {"rule_id": "p_draft", "statement": "I like messages to clients drafted first so I can review them before they go out.",
+         "rule_text": "For client messages she prefers a reviewable draft before sending.", "bound_tool": "draft_message",
+         "bound_param": None},
+        {"rule_id": "p_list", "statement": "For groceries I want a shopping list built first.",
+         "rule_text": "She prefers a shopping list before grocery orders.", "bound_tool": "build_shopping_list", "bound_param": None},
+    ]
+    cls = [
+        {"source": "c1", "agent_text": "x", "rule_question_span": "Should I draft client messages first for your review, or send them directly?",
+         "gold_rule_id": "p_draft", "rule_pool": pool, "manual_note": "draft-first asks the rule's field"},
+        {"source": "c2", "agent_text": "For future messages, should I use a formal tone?", "rule_question_span": "",
+         "gold_rule_id": None, "rule_pool": pool, "manual_note": "tone is an adjacent field"},
+    ]
+    for rel, rows in (("runner/router_calibration/test_set.jsonl", router),
+                      ("runner/router_calibration/span_test_set.jsonl", span), ("runner/cls_calibration/test_set.jsonl", cls)):
+        (root / rel).write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    return P(root)
+
+
+def test_calibrate_on_the_release_layout_writes_the_headline_json(tmp_path):
+    from longview.suites.atr.calibration.release import calibrate
+
+    root = _release(tmp_path)
+    out = tmp_path / "c.json"
+    cal = calibrate(TopicClassifier(), f"atrbench:{root}", out)
+    data = json.loads(out.read_text())
+    assert (cal.n, cal.correct_hits, cal.hits_predicted) == (2, 1, 1)
+    assert data["precision"] == 1.0 and data["recall"] == 1.0 and data["exact_accuracy"] == 1.0
+    assert data["always_miss_accuracy"] == 0.5 and data["set"] == f"atrbench:{root}"
+    cal = calibrate(KeywordRouter(), f"atrbench:{root}", out)
+    data = json.loads(out.read_text())
+    assert cal.n == 3 and data["role"] == "router"
+    assert {"precision", "recall", "exact_accuracy", "span_exact"} <= set(data)
+    assert data["precision"] == 1.0 and data["span_exact"] == 1.0
+
+
+def test_release_set_with_a_gold_outside_the_pool_is_a_data_error(tmp_path):
+    from longview.suites.atr.calibration.release import calibrate
+
+    root = _release(tmp_path)
+    f = root / "runner/cls_calibration/test_set.jsonl"
+    rows = [json.loads(x) for x in f.read_text().splitlines()]
+    rows[0]["gold_rule_id"] = "nope"
+    f.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    with pytest.raises(DataError, match="gold_rule_id"):
+        calibrate(TopicClassifier(), f"atrbench:{root}")

@@ -80,10 +80,32 @@ def test_llm_pipeline_matches_golden(scripts, tmp_path):
         GOLDEN.write_text(json.dumps(got, indent=2) + "\n")
     assert got == json.loads(GOLDEN.read_text())
     row = {r.variant: r for r in sc.rows}
-    assert row["atr"].metrics.rule_ask == 1.0 and row["atr"].metrics.acq_prec == 1.0
+    # One question per learning session, always the same rule: 22 asks acquire one distinct rule.
+    assert row["atr"].metrics.rule_ask == 1.0 and row["atr"].metrics.acq_prec == pytest.approx(1 / 22)
     assert row["atr"].metrics.applied_rate == 1.0 and row["default"].metrics.rule_ask == 0.0
     assert row["atr"].metrics.tsacc == pytest.approx(1 / 11) and row["default"].metrics.tsacc == 0.0
     # The acquired answer reached the test session through the frozen context, via the hook.
     test_trace = (store.root / "cells").glob("mock_pipe-agent__atr__*/cassandra_tovar_communication_01_test.jsonl")
     first = json.loads(next(test_trace).read_text().splitlines()[2])
     assert first["type"] == "assistant_turn" and first["data"]["tool_calls"][0]["name"] == "draft_message"
+
+
+def test_model_run_with_embedded_judges_says_so_and_marks_negligible_acquisition(scripts, tmp_path):
+    """A model agent judged by the embedded Router/Classifier: the scorecard JSON and the printed
+    table carry the note, and Table 3 marks rates resting on fewer than 5 acquired rules with †."""
+    from rich.console import Console
+
+    from longview.harness.registry import load
+    from longview.suites.atr.report import paper_table
+
+    opts = RunConfig(suite="atr", dataset=f"atrbench:{ROOT}", agents=[], models=["mock/pipe-agent"],
+                     variants=["default", "atr", "oracle_target"], units=1, max_turns=3, out=tmp_path / "run")
+    store, sc = harness.run(opts)
+    suite, manifest = load("atr"), store.manifest()
+    data = harness.scorecard_json(sc, manifest, suite)
+    assert any("embedded:" in n and "not the paper's" in n for n in data["notes"])
+    row = sc.row("mock/pipe-agent", "atr")
+    assert row.marks is not None and row.marks.acquired_rules < 5 and row.marks.acq_prec
+    console = Console(width=250, record=True)
+    console.print(paper_table(sc))
+    assert "†" in console.export_text()

@@ -121,7 +121,9 @@ def test_persona_p1():
     m = score(ATR_CELLS[0])
     assert m.tsacc == 0.75
     assert m.rule_ask == 1.5  # a count per learning session, may exceed 1
-    assert m.acq_prec == pytest.approx(2 / 3)
+    assert m.acq_prec == pytest.approx(2 / 3)  # two distinct rules over three asks
+    assert m.ask_hit_rate == pytest.approx(2 / 3)
+    assert m.forced_ask_compliance == 1.0  # both sessions asked
     assert m.rule_cov == 0.5  # {r_tool, r_confirm} of 4
     assert m.hit_rules == ["r_confirm", "r_tool"]
     assert (m.covered_hit_pass, m.covered_hit_fail) == (1, 0)  # r_confirm is hit but not learnable
@@ -131,14 +133,16 @@ def test_persona_p1():
 def test_persona_without_asks_has_undefined_precision_and_application():
     m = score(ATR_CELLS[1])
     assert (m.tsacc, m.rule_ask, m.rule_cov) == (0.0, 0.0, 0.0)
-    assert m.acq_prec is None
+    assert m.acq_prec is None and m.ask_hit_rate is None
+    assert m.forced_ask_compliance == 0.0
     assert m.applied_rate is None
 
 
 def test_persona_p3():
     m = score(ATR_CELLS[2])
     assert m.tsacc == 0.5
-    assert (m.rule_ask, m.acq_prec, m.rule_cov) == (1.5, 1.0, 0.5)
+    # Three hits on two distinct rules: Table 3's AcqPrec counts r_id once; the per-ask hit rate twice.
+    assert (m.rule_ask, m.acq_prec, m.ask_hit_rate, m.rule_cov) == (1.5, 2 / 3, 1.0, 0.5)
     assert (m.covered_hit_pass, m.covered_hit_fail) == (1, 1)
     assert m.applied_rate == 0.5
 
@@ -174,7 +178,7 @@ def test_persona_macro_over_three_personas():
     assert row.metrics.tsacc == pytest.approx((0.75 + 0.0 + 0.5) / 3)
     assert row.metrics.rule_ask == pytest.approx(1.0)
     assert row.metrics.rule_cov == pytest.approx(1 / 3)
-    assert row.metrics.acq_prec == pytest.approx((2 / 3 + 1.0) / 2)  # p2 undefined, skipped
+    assert row.metrics.acq_prec == pytest.approx((2 / 3 + 2 / 3) / 2)  # p2 undefined, skipped
     assert row.metrics.applied_rate == pytest.approx((1.0 + 0.5) / 2)  # p2 undefined, skipped
 
 

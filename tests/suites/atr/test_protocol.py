@@ -86,11 +86,16 @@ def test_rule_ask_hit_delivers_canonical_answer_and_keeps_session_open():
 
 def test_miss_gets_deflection_and_task_question_is_not_an_ask():
     agent = Script([AssistantTurn(tool_calls=[stu(0, "In the future, do you want a standing rule about fonts?")])]
-                   + gold_calls() + [AssistantTurn(tool_calls=[stu(1, "All done. Which reply language did you want?")])])
+                   + gold_calls() + [AssistantTurn(tool_calls=[stu(1, "All done. Which font did you want?")]),
+                                     AssistantTurn(tool_calls=[stu(2, "Glad to help. Anything else I can do?")])])
     out, rec, trace = learn(agent)
     assert [a.rule_id for a in rec.asks] == [None]
     assert DEFLECTION in out.messages[3].content
-    assert out.termination is TerminationReason.USER_END
+    users = [m.content for m in out.messages if m.role == "user"]
+    # A task question the task does not answer is deflected, not answered with a list of parameters;
+    # the done task opens the closing exchange, and a generic offer of help closes it.
+    assert users[-1] == f"{DEFLECTION} That's everything I needed, thanks."
+    assert out.termination is TerminationReason.USER_END and out.turns == len(S.gold_trajectory) + 3
 
 
 def test_duplicate_send_dropped_mixed_recorded_and_text_turn_rescued():
@@ -161,19 +166,49 @@ def test_test_protocol_finish_and_text_only():
                                   phase="test", trace=TraceWriter(None, "t")))
     assert out.termination is TerminationReason.AGENT_FINISH
     assert "send_to_user" not in [s["function"]["name"] for s in agent.seen[0].tools]
-    # One narrated text turn gets a note and the session goes on; two in a row end it.
-    narrate = Script([AssistantTurn(text="Let me look."), AssistantTurn(tool_calls=[ToolCall(id="f", name="finish_session")])])
+    # Narration never ends a test session and gets no answer: the next turn sees its own text last.
+    narrate = Script([AssistantTurn(text="Let me look."), AssistantTurn(text="Still looking."),
+                      AssistantTurn(tool_calls=[ToolCall(id="f", name="finish_session")])])
     out = asyncio.run(run_session(narrate, env, TestProtocol(), system="s", opening=[], session_id="t", phase="test",
                                   trace=TraceWriter(None, "t")))
-    assert out.termination is TerminationReason.AGENT_FINISH and out.turns == 2
-    assert narrate.seen[1].messages[-1].content.startswith("<scaffolding_note>Nobody will read")
-    out = asyncio.run(run_session(Script([AssistantTurn(text="I would buy it")] * 2), env, TestProtocol(), system="s",
+    assert out.termination is TerminationReason.AGENT_FINISH and out.turns == 3
+    assert narrate.seen[2].messages[-1].content == "Still looking."
+    out = asyncio.run(run_session(Script([AssistantTurn(text="I would buy it")] * 30), env, TestProtocol(), system="s",
                                   opening=[], session_id="t", phase="test", trace=TraceWriter(None, "t")))
-    assert out.termination is TerminationReason.NO_PROGRESS and out.turns == 2
+    assert out.termination is TerminationReason.TURN_CAP and out.turns == 20
+    # Empty responses are asked again twice; a third empty one ends the session.
+    empty = Script([AssistantTurn(), AssistantTurn(), AssistantTurn(tool_calls=[ToolCall(id="f", name="finish_session")])])
+    out = asyncio.run(run_session(empty, env, TestProtocol(), system="s", opening=[], session_id="t", phase="test",
+                                  trace=TraceWriter(None, "t")))
+    assert out.termination is TerminationReason.AGENT_FINISH and out.turns == 1
+    out = asyncio.run(run_session(Script([AssistantTurn()] * 3), env, TestProtocol(), system="s", opening=[],
+                                  session_id="t", phase="test", trace=TraceWriter(None, "t")))
+    assert out.termination is TerminationReason.AGENT_EMPTY
 
 
 def test_user_leaves_a_stuck_agent_after_three_idle_messages():
     agent = Script([AssistantTurn(tool_calls=[stu(i, "Working on it.")]) for i in range(10)])
     out, rec, trace = learn(agent)
     assert out.termination is TerminationReason.USER_END and out.turns == 3
-    assert out.messages[-1].content.endswith("Let's leave it there for today.")
+    # The user's parting words are dropped (the release stamps an end marker nobody reads).
+    assert out.messages[-1].role == "tool"
+
+
+def test_context_lines_are_cut_as_the_release_cuts_them():
+    long_text, long_arg = "x" * 700, "y" * 400
+    msgs = [
+        Message(role="user", content=long_text),
+        Message(role="assistant", tool_calls=[ToolCall(id="a", name="draft_message", arguments={"body": long_arg, "b": 1})]),
+        Message(role="tool", content=long_text, tool_call_id="a", name="draft_message"),
+        Message(role="assistant", tool_calls=[stu(0, long_text), stu(1, "dropped")]),
+        Message(role="tool", content='{"delivered": true}', tool_call_id="s0", name="send_to_user"),
+        Message(role="assistant", content=long_text),
+    ]
+    lines = render_session(1, msgs).splitlines()
+    assert lines[1] == "[user]: " + "x" * 500 + "..."
+    args = json.dumps({"body": long_arg, "b": 1})
+    assert lines[2] == "[tool call]: draft_message(" + args[:300] + "...)"
+    assert lines[3] == "[tool result]: " + "x" * 500 + "..."
+    assert lines[4] == "[assistant to user]: " + "x" * 500 + "..."
+    assert lines[5] == "[assistant to user]: " + "x" * 500 + "..."
+    assert len(lines) == 6 and "dropped" not in render_session(1, msgs)

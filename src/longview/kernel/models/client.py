@@ -230,7 +230,8 @@ class ManagedClient:
         )
         if self.ledger is not None:
             self.ledger.record(self.role, turn.usage, cost_known=cost_known)
-        if self.cache is not None and key is not None:
+        # An empty turn (no text, no calls) is a provider hiccup callers retry; never replay it.
+        if self.cache is not None and key is not None and (turn.tool_calls or (turn.text or "").strip()):
             self.cache.put(key, turn, model=self.model)
         return turn
 

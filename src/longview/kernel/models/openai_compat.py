@@ -156,8 +156,35 @@ def error_detail(resp: httpx.Response) -> str:
     return " ".join(text.split())[:300] or resp.reason_phrase
 
 
+def echoes_reasoning(model: str) -> str | None:
+    """Which assistant turns must carry their ``reasoning_content`` back on later requests.
+
+    DeepSeek V4 in thinking mode rejects a history whose tool-call turns lost their reasoning
+    (HTTP 400), so those turns get it back ("tool_calls"); MiniMax M2 asks for the whole interleaved
+    thinking to be kept on every assistant turn ("all"); other models get nothing (OpenAI rejects
+    unknown message fields).
+    """
+    m = model.lower().rsplit("/", 1)[-1]
+    if m.startswith("deepseek-v4"):
+        return "tool_calls"
+    if m.startswith("minimax"):
+        return "all"
+    return None
+
+
+def _turn_key(text: str | None, calls: list[ToolCall]) -> str:
+    return json.dumps([text or "", [(c.id, c.name) for c in calls]])
+
+
 class OpenAICompatClient:
-    """Async client for one model behind an OpenAI-compatible endpoint."""
+    """Async client for one model behind an OpenAI-compatible endpoint.
+
+    For models whose API wants its reasoning echoed (:func:`echoes_reasoning`) the client keeps
+    each answer's ``reasoning_content`` (keyed by the answer's text and call ids, at most
+    ``_REASONING_CAP`` entries) and puts it back on that assistant message in later requests.
+    """
+
+    _REASONING_CAP = 4096
 
     def __init__(
         self,
@@ -189,6 +216,8 @@ class OpenAICompatClient:
         self._http: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
             weakref.WeakKeyDictionary()
         )
+        self._echo = echoes_reasoning(model)
+        self._reasoning: dict[str, str] = {}
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAICompatClient({self.model!r}, api_base={self.api_base!r})"
@@ -214,6 +243,12 @@ class OpenAICompatClient:
             "model": self.name,
             "messages": to_openai_messages(system, messages),
         }
+        if self._echo:
+            sent = [m for m in body["messages"] if m["role"] != "system"]
+            for ours, theirs in zip(messages, sent):
+                if ours.role != "assistant" or (self._echo == "tool_calls" and not ours.tool_calls):
+                    continue
+                theirs["reasoning_content"] = self._reasoning.get(_turn_key(ours.content, ours.tool_calls), "")
         if tools:
             body["tools"] = to_openai_tools(tools)
         if params.temperature is not None:
@@ -262,4 +297,12 @@ class OpenAICompatClient:
             raise ProviderError(
                 "response body is not JSON", status=resp.status_code, retryable=True
             ) from None
-        return parse_completion(data)
+        turn = parse_completion(data)
+        if self._echo:
+            msg = (data.get("choices") or [{}])[0].get("message") or {}
+            reasoning = msg.get("reasoning_content")
+            if isinstance(reasoning, str) and reasoning:
+                if len(self._reasoning) >= self._REASONING_CAP:
+                    self._reasoning.pop(next(iter(self._reasoning)))
+                self._reasoning[_turn_key(turn.text, turn.tool_calls)] = reasoning
+        return turn

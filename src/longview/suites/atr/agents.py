@@ -41,6 +41,27 @@ def _surface_phrase(tool: str) -> str:
     return tool.replace("_", " ")
 
 
+def targeted_question(domain: str, tool: str) -> str:
+    """A standing-rule question that names the decision and its options, from the public tool
+    ontology only: the tool's enum choices when it has any, else which option to pick and whether
+    to check first. (A vague "any preferences?" is not a question a rule answers.)"""
+    from longview.domains.personal import tool_spec
+
+    act = _surface_phrase(tool)
+    try:
+        params = tool_spec(tool).parameters
+    except KeyError:
+        params = []
+    for p in params:
+        if p.type.startswith("enum[") and not p.name.startswith(("sort", "update_scope")):
+            options = p.type[5:-1].split("|")
+            listed = ", ".join(o.replace("_", " ") for o in options[:-1]) + f" or {options[-1].replace('_', ' ')}"
+            return (f"For future {domain} requests, when I {act}, which {p.name.replace('_', ' ')} do you want "
+                    f"by default: {listed}?")
+    return (f"For future {domain} requests, when I {act}, which kind of option should I {act.split()[0]} by "
+            f"default, and should I {act} directly or check with you before I {act}?")
+
+
 class ReferenceAgent:
     """Shared mechanics; subclasses choose what to ask and how to decide."""
 
@@ -122,10 +143,7 @@ class AskerAgent(ReferenceAgent):
         # Prefer a decision surface it has not asked about in an earlier session (visible in context).
         fresh = [t for t in writes if _surface_phrase(t) not in obs.system]
         tool = (fresh or writes)[-1]
-        return (
-            f"For future {session.domain} requests, do you have a standing preference for how I should "
-            f"{_surface_phrase(tool)}?"
-        )
+        return targeted_question(session.domain, tool)
 
     def behaviour(self, obs: Observation, session: TestSession, rule: StandingRule) -> Preference:
         base = rule.default or policy.blind_default(session)

@@ -4,7 +4,8 @@ Each finished learning session is rendered from its messages, keeping only what 
 business tool traffic, in order: ``[user]``, ``[assistant to user]``, ``[tool call]`` and
 ``[tool result]`` lines. Hidden as internal protocol: ``send_to_user.reason``, the synthetic
 acknowledgements of control tools, scaffolding notes (never in the messages) and assistant content
-on tool-call turns. Oracle variants instead render ``[Prior statement i]`` blocks.
+on tool-call turns. Long lines are cut as the release cuts them (500/300 characters, see
+:func:`render_session`). Oracle variants instead render ``[Prior statement i]`` blocks.
 """
 
 from __future__ import annotations
@@ -14,25 +15,42 @@ import json
 from longview.kernel.agent import Message
 
 CONTROL_TOOLS = {"send_to_user", "finish_session"}
+TEXT_LIMIT = 500  # characters kept of each user/assistant line and tool result (the release's cut)
+ARGS_LIMIT = 300  # characters kept of a tool call's JSON arguments
+
+
+def clip(text: str, limit: int) -> str:
+    """The first ``limit`` characters, with ``...`` when something was cut."""
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def render_session(index: int, messages: list[Message]) -> str:
-    """Render one learning transcript as a numbered ``[Session i]`` block."""
+    """Render one learning transcript as a numbered ``[Session i]`` block.
+
+    Lines are cut as the release cuts them: user and assistant text and tool results at
+    :data:`TEXT_LIMIT` characters, tool-call arguments (JSON, key order as called) at
+    :data:`ARGS_LIMIT`; an empty user message (the user left) is not rendered.
+    """
     lines = [f"[Session {index}]"]
     for m in messages:
-        if m.role == "user" and m.content:
-            lines.append(f"[user]: {m.content}")
+        content = (m.content or "").strip()
+        if m.role == "user" and content:
+            lines.append(f"[user]: {clip(content, TEXT_LIMIT)}")
         elif m.role == "assistant":
-            if not m.tool_calls and m.content:  # an unrescued text turn reached the user as is
-                lines.append(f"[assistant to user]: {m.content}")
+            if not m.tool_calls and content:  # an unrescued text turn reached the user as is
+                lines.append(f"[assistant to user]: {clip(content, TEXT_LIMIT)}")
+            sent = False
             for c in m.tool_calls:
                 if c.name == "send_to_user":
-                    lines.append(f"[assistant to user]: {c.arguments.get('output', '')}")
+                    output = str(c.arguments.get("output") or "").strip()
+                    if output and not sent:
+                        lines.append(f"[assistant to user]: {clip(output, TEXT_LIMIT)}")
+                    sent = True
                 elif c.name not in CONTROL_TOOLS:
-                    args = json.dumps(c.arguments, ensure_ascii=False, sort_keys=True)
-                    lines.append(f"[tool call]: {c.name}({args})")
+                    args = json.dumps(c.arguments, ensure_ascii=False)
+                    lines.append(f"[tool call]: {c.name}({clip(args, ARGS_LIMIT)})")
         elif m.role == "tool" and m.name not in CONTROL_TOOLS:
-            lines.append(f"[tool result]: {m.content}")
+            lines.append(f"[tool result]: {clip(content, TEXT_LIMIT)}")
     return "\n".join(lines)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Literal
 
 from longview.domains.personal import make_env
 from longview.harness.roles import Roles
@@ -28,7 +29,9 @@ def estimate(cells: list[Cell], dataset: Dataset, roles: Roles) -> dict[str, tup
     for c in cells:
         ep, variant = dataset.episode(c.unit), get_variant(c.variant)
         model_agent = not c.agent.startswith("ref:")
-        sessions = [("learning", s.domain, i) for i, s in enumerate(ep.learning_sessions)] if variant.learning else []
+        sessions: list[tuple[Literal["learning", "test"], str, int]] = (
+            [("learning", s.domain, i) for i, s in enumerate(ep.learning_sessions)] if variant.learning else []
+        )
         sessions += [("test", t.domain, len(sessions)) for t in ep.test_sessions]
         for phase, domain, k in sessions:
             base = len(system_prompt(variant, domain, phase, "")) // 4

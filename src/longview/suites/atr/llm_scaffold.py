@@ -6,8 +6,8 @@ the orchestrator cannot tell them apart. Their prompts are versioned files in ``
 manifest with the other prompt blocks.
 
 Faults never degrade silently: a malformed Router verdict (not JSON, wrong schema, a positive
-without a span, a span that is not in the message) is retried once with the next trial index and
-then aborts the cell; so does a Classifier rule id outside the pool, while a Classifier answer
+without a span) is retried once with the next trial index and then aborts the cell (a span that is
+not a verbatim part of the message is kept and flagged, not a fault); so does a Classifier rule id outside the pool, while a Classifier answer
 that is not a JSON object aborts at once. Retries use ``trial + 1`` so a response cache does not
 replay the faulty answer.
 """
@@ -100,10 +100,11 @@ class _PromptedModel:
 
     prompt: str
 
-    def __init__(self, client: ModelClient, params: GenParams) -> None:
+    def __init__(self, client: ModelClient, params: GenParams, system: str | None = None) -> None:
         self.client, self.params = client, params
         self.name = f"llm:{client.model}"
-        self.system = block(self.prompt)
+        # The release's own prompt (with its few-shot bank) when the run is on its checkout.
+        self.system = system or block(self.prompt)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
@@ -154,7 +155,9 @@ class LLMRouter(_PromptedModel):
             raise _Malformed("positive verdict without a span")
         span = locate_span(reply.span, output)
         if span is None:
-            raise _Malformed(f"span {_brief(reply.span)} is not a verbatim part of the message")
+            # Not verbatim: kept as the model gave it (the paper kept its ~2% of such spans); the
+            # protocol records a route_span_mismatch event.
+            return RouteVerdict(is_rule_question=True, span=reply.span.strip(), verbatim=False)
         return RouteVerdict(is_rule_question=True, span=span)
 
 

@@ -5,13 +5,17 @@ Tool calls are grouped by assistant turn (a *batch*). The first batch containing
 decides; later batches are ignored. tool_identity: any call to the tool in that batch passes.
 param_id / param_enum / confirm: every call to the tool in that batch must match the
 ``compare_args`` (so same-turn shotgun calls with right and wrong values fail). Lists compare as
-sets, scalars exactly. confirm compares ``target_params`` only on the target tool's safe-typed
-fields (``*_id``, ``*_ids``, enum, boolean). longview adds one chain check the ontology states:
-a confirm rule fails if the target tool was already called in an earlier batch, unconfirmed.
+sets (of their string forms), scalars exactly. confirm rules require ``get_user_confirmation`` and,
+like every rule, are decided by the first batch that contains it: an earlier batch that called the
+target tool without a confirmation does not fail the rule (the release's matcher). ``target_params``
+is compared only on the target tool's safe-typed fields (``*_id``, ``*_ids``, enum, boolean): each
+gold field must be present with an equal value; a ``target_params`` given as a JSON string (some
+providers stringify nested objects) is parsed first.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any, Callable
 
 from pydantic import BaseModel, Field
@@ -29,18 +33,24 @@ class MatchResult(BaseModel):
 
 
 def _same(gold: Any, got: Any) -> bool:
-    if isinstance(gold, list) or isinstance(got, list):
-        if not (isinstance(gold, list) and isinstance(got, list)):
-            return False
-        try:
-            return set(map(_freeze, gold)) == set(map(_freeze, got))
-        except TypeError:
-            return False
+    if isinstance(gold, list):
+        return isinstance(got, list) and {_key(v) for v in gold} == {_key(v) for v in got}
     return gold == got
 
 
-def _freeze(x: Any) -> Any:
-    return tuple(sorted(x.items())) if isinstance(x, dict) else x
+def _key(x: Any) -> str:
+    return json.dumps(x, sort_keys=True) if isinstance(x, (dict, list)) else str(x)
+
+
+def as_object(value: Any) -> Any:
+    """A JSON-object string as the object it encodes; anything else unchanged."""
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return value
+        return parsed if isinstance(parsed, dict) else value
+    return value
 
 
 def _call_matches(
@@ -49,12 +59,15 @@ def _call_matches(
     """None when the call matches, else what differs."""
     for arg in action.compare_args or []:
         gold, got = action.arguments.get(arg), call.arguments.get(arg)
-        if check is CheckType.CONFIRM and arg == "target_params":
-            target = action.arguments.get("target_tool", "")
-            fields = safe_fields(str(target)) & set(gold or {})
-            got = got if isinstance(got, dict) else {}
+        if check is CheckType.CONFIRM and arg == "target_params" and action.arguments.get("target_tool"):
+            gold, got = as_object(gold), as_object(got)
+            if not (isinstance(gold, dict) and isinstance(got, dict)):
+                if gold != got:
+                    return f"target_params={got!r}, expected {gold!r}"
+                continue
+            fields = safe_fields(str(action.arguments["target_tool"])) & set(gold)
             for f in sorted(fields):
-                if not _same(gold[f], got.get(f)):
+                if f not in got or got[f] != gold[f]:
                     return f"target_params.{f}={got.get(f)!r}, expected {gold[f]!r}"
             continue
         if not _same(gold, got):
@@ -69,12 +82,9 @@ def match_action(
     safe_fields: Callable[[str], set[str]],
 ) -> MatchResult:
     """Apply App. D.2 to the agent's batches of domain tool calls."""
-    target = action.arguments.get("target_tool") if check is CheckType.CONFIRM else None
     for i, batch in enumerate(batches):
         calls = [c for c in batch if c.name == action.tool]
         if not calls:
-            if target and any(c.name == target for c in batch):
-                return MatchResult(passed=False, reason=f"{target} called before confirmation", batch=i)
             continue
         if check is CheckType.TOOL_IDENTITY:
             return MatchResult(passed=True, reason=f"{action.tool} called", batch=i)

@@ -5,13 +5,20 @@ re-scored without re-running it. Definitions (one persona = one episode):
 
 - tsacc: passed test sessions / all test sessions of the episode.
 - rule_ask: Router-positive asks per learning session (may exceed 1).
-- acq_prec: asks the Classifier mapped to a rule / all asks.
+- acq_prec: distinct rules the Classifier confirmed as acquired / all asks (Table 3's AcqPrec: the
+  release's tables count each acquired rule once, so asking the same rule twice lowers it).
+- ask_hit_rate: asks the Classifier mapped to a rule / all asks (the per-ask hit rate, which the
+  release reports as ``ls_rule_ask_hit_rate``; a repeated hit counts every time).
+- forced_ask_compliance: learning sessions with at least one Router-positive ask / learning
+  sessions (the release's ``forced_rule_ask_compliance``; meaningful for ``always_ask``).
 - rule_cov: distinct Classifier-hit rules / rules in the episode's pool.
 - applied_rate: test pass rate over rules that are learnable (``metadata.selected_rules``) and were
   Classifier-hit during learning: covered_hit_pass / (covered_hit_pass + covered_hit_fail).
 
 Learning-side metrics are None for cells that ran no learning (oracle variants), acq_prec also
 when there were no asks, and applied_rate when no learnable rule was hit.
+
+Cohort-level marks (Table 3's †) and the cohort summary (Table 4) live in :mod:`.paper`.
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ from longview.suites.atr.matcher import match_action
 from longview.suites.atr.records import CellRecord
 
 METRICS: tuple[str, ...] = ("tsacc", "rule_ask", "rule_cov", "acq_prec", "applied_rate")
+# Diagnostics scored per persona alongside METRICS (the scorecard may show them; see .paper).
+EXTRA_METRICS: tuple[str, ...] = ("ask_hit_rate", "forced_ask_compliance")
 
 
 class ScoringError(LongviewError):
@@ -54,11 +63,16 @@ class PersonaMetrics(BaseModel):
     tsacc: float = Field(description="Passed / all test sessions.")
     rule_ask: float | None = Field(description="Router-positive asks per learning session.")
     rule_cov: float | None = Field(description="Distinct Classifier-hit rules / rule pool size.")
-    acq_prec: float | None = Field(description="Classifier-hit asks / all asks.")
+    acq_prec: float | None = Field(description="Distinct Classifier-acquired rules / all asks.")
+    ask_hit_rate: float | None = Field(default=None, description="Classifier-hit asks / all asks.")
+    forced_ask_compliance: float | None = Field(
+        default=None, description="Learning sessions with at least one ask / learning sessions."
+    )
     applied_rate: float | None = Field(description="Test pass rate over learnable, hit rules.")
     n_learning: int = Field(description="Learning sessions run.")
     n_asks: int = Field(description="Router-positive asks.")
     n_hit_asks: int = Field(description="Asks the Classifier mapped to a rule.")
+    n_sessions_with_ask: int = Field(default=0, description="Learning sessions with at least one ask.")
     hit_rules: list[str] = Field(description="Distinct Classifier-hit rule ids, sorted.")
     covered_hit_pass: int = Field(description="Passed tests of learnable, hit rules.")
     covered_hit_fail: int = Field(description="Failed tests of learnable, hit rules.")
@@ -143,11 +157,14 @@ def score_cell(cell: CellRecord, episode: Episode, safe_fields: Callable[[str], 
         tsacc=sum(v.passed for v in verdicts) / len(verdicts),
         rule_ask=_ratio(len(asks), len(cell.learning)),
         rule_cov=len(hit_rules) / len(pool) if learned else None,
-        acq_prec=_ratio(len(hits), len(asks)),
+        acq_prec=_ratio(len(hit_rules), len(asks)),
+        ask_hit_rate=_ratio(len(hits), len(asks)),
+        forced_ask_compliance=_ratio(sum(bool(rec.asks) for rec in cell.learning), len(cell.learning)),
         applied_rate=_ratio(sum(applied), len(applied)),
         n_learning=len(cell.learning),
         n_asks=len(asks),
         n_hit_asks=len(hits),
+        n_sessions_with_ask=sum(bool(rec.asks) for rec in cell.learning),
         hit_rules=sorted(hit_rules),
         covered_hit_pass=sum(applied),
         covered_hit_fail=len(applied) - sum(applied),

@@ -1,19 +1,24 @@
 """ATR session protocols (paper 000, App. B.1 and B.4) on top of the kernel session loop.
 
 Learning sessions: the user is online and ``send_to_user(output, reason)`` is the agent's only
-user channel. ``reason`` goes to the Router only. Off-protocol text turns are re-prompted up to
-three times, then routed as they are. A second ``send_to_user`` in one turn is dropped. Each
-delivered message passes Router → Classifier; on a Router positive the user simulator is told to
-place ``<RULE_ANSWER>``, which is replaced by the rule's canonical answer (hit) or the deflection
-(miss). Test sessions: the user is offline and the agent ends with ``finish_session()``.
-Every protocol anomaly is recorded as a trace event.
+user channel (both arguments required by its schema, which also asks for it not to be combined
+with other tools). ``reason`` goes to the Router only. Off-protocol text turns are re-prompted up
+to three times; a retry counts as a rescue only when it calls ``send_to_user``, otherwise the
+original text is routed as it is. A second ``send_to_user`` in one turn is dropped. Each delivered
+message passes Router → Classifier; on a Router positive the user simulator is told to place
+``<RULE_ANSWER>``, which is replaced by the rule's canonical answer (hit) or the deflection (miss).
+When the user ends the session its closing words are dropped (the release stamps an end marker in
+their place, which nobody reads). Test sessions: the user is offline, plain text is allowed and
+nobody answers it; the agent ends with ``finish_session()``. In both phases an empty response is
+asked again twice before the session ends (``agent_empty_response``). Every protocol anomaly is
+recorded as a trace event.
 """
 
 from __future__ import annotations
 
 import copy
 
-from longview.kernel.agent import ToolCall
+from longview.kernel.agent import AssistantTurn, ToolCall
 from longview.kernel.errors import CellAborted
 from longview.kernel.session import ControlResult, TerminationReason, UserTurn
 from longview.kernel.tools import ParamSpec, ToolKind, ToolSpec
@@ -21,16 +26,20 @@ from longview.kernel.trace import TraceWriter
 from longview.suites.atr.dataset import LearningSession, StandingRule
 from longview.suites.atr.records import AskRecord, LearningRecord
 from longview.suites.atr.scaffold import Classifier, Router
-from longview.suites.atr.user import RULE_TOKEN, UserSimulator, UserState
+from longview.suites.atr.user import DEFLECTION, RULE_TOKEN, UserSimulator, UserState
 
 SEND_TO_USER = ToolSpec(
     name="send_to_user",
-    description="Send a message to the user. This is the only way the user sees anything you write.",
     kind=ToolKind.WRITE,
+    description=(
+        "Send a message to the user. This is the only way the user sees anything you write; plain "
+        "text outside this tool stays internal. Call it on its own, not together with other tools "
+        "in the same turn."
+    ),
     parameters=[
         ParamSpec(name="output", type="string", required=True, description="The message the user reads."),
-        ParamSpec(name="reason", type="string", required=False,
-                  description="Private note on why you send it; the user never sees it."),
+        ParamSpec(name="reason", type="string", required=True,
+                  description="A short private note, in your own words, on what you are doing this turn."),
     ],
 )
 FINISH_SESSION = ToolSpec(
@@ -38,12 +47,12 @@ FINISH_SESSION = ToolSpec(
     description="End the session once the request has been handled.",
     kind=ToolKind.WRITE,
 )
-DEFLECTION = "No strong preference on that one, use your judgement."
 RESCUE_NOTE = (
     "<scaffolding_note>Your last reply was plain text, which the user cannot see. "
     "To talk to the user, call send_to_user with your message.</scaffolding_note>"
 )
 HOOK_RETRIES = 2  # extra simulator calls when it drops the token (App. B.4)
+EMPTY_RETRIES = 2  # extra agent calls after an empty response (the release's runner)
 
 
 class LearningProtocol:
@@ -51,6 +60,7 @@ class LearningProtocol:
 
     control_specs = [SEND_TO_USER]
     max_rescues = 3
+    empty_retries = EMPTY_RETRIES
 
     def __init__(
         self,
@@ -84,6 +94,11 @@ class LearningProtocol:
     def rescue_note(self, text: str, attempt: int) -> str:
         return RESCUE_NOTE
 
+    @staticmethod
+    def accepts_rescue(turn: AssistantTurn) -> bool:
+        """A re-prompted turn replaces the text turn only if it now talks through the channel."""
+        return any(c.name == SEND_TO_USER.name for c in turn.tool_calls)
+
     async def on_control(self, call: ToolCall, turn: int, trace: TraceWriter) -> ControlResult:
         output = call.arguments.get("output")
         reason = call.arguments.get("reason") or ""
@@ -110,6 +125,9 @@ class LearningProtocol:
             return
         if not verdict.span:
             raise CellAborted(f"router {self.router.name} returned a positive verdict without a span")
+        if not verdict.verbatim:
+            # Kept, as the paper keeps its ~2% span mismatches; recorded for diagnostics.
+            trace.emit("route_span_mismatch", turn=turn, router=self.router.name, span=verdict.span, output=output)
         rule_id = await self.classifier.classify(verdict.span, self.rules)
         if rule_id is not None and rule_id not in self._rule_ids:
             raise CellAborted(f"classifier {self.classifier.name} returned unknown rule id {rule_id!r}")
@@ -123,8 +141,10 @@ class LearningProtocol:
         before = copy.deepcopy(self.state)
         reply = await self.user.reply(self.session, self.state, delivered, directive)
         if directive is None:
-            return UserTurn(text=reply.text, end=reply.end)
+            # The user's closing words are dropped when it ends the session (nobody reads them).
+            return UserTurn(text=None if reply.end else reply.text, end=reply.end)
         trace.emit("hook_appended", turn=turn, attempt=0, span=directive)
+        after = copy.deepcopy(self.state)
         for attempt in range(1, HOOK_RETRIES + 1):
             if RULE_TOKEN in reply.text:
                 break
@@ -133,6 +153,9 @@ class LearningProtocol:
             # A re-ask answers the same message from the same state (in place: simulators may key on it).
             vars(self.state).update(copy.deepcopy(vars(before)))
             reply = await self.user.reply(self.session, self.state, delivered, directive)
+        # A re-ask answers the same message, so the state is the one the first answer left (a
+        # simulator that does not recompute on a re-ask must not lose it).
+        vars(self.state).update(copy.deepcopy(vars(after)))
         hit = pending[1] if pending else None
         answer = self._answers[hit] if hit else DEFLECTION
         if RULE_TOKEN in reply.text:
@@ -141,13 +164,8 @@ class LearningProtocol:
             trace.emit("rule_hook_token_missing", turn=turn, attempt=HOOK_RETRIES, reply=reply.text, fallback=True)
             text = f"{reply.text} {answer}".strip()
         # A hit keeps the session open so the answer reaches the agent before it closes.
-        return UserTurn(text=text, end=reply.end and hit is None)
-
-
-OFFLINE_NOTE = (
-    "<scaffolding_note>Nobody will read or answer text in this session. Carry on with the tools, "
-    "and call finish_session when the request is handled.</scaffolding_note>"
-)
+        end = reply.end and hit is None
+        return UserTurn(text=None if end else text, end=end)
 
 
 class TestProtocol:
@@ -156,9 +174,7 @@ class TestProtocol:
     __test__ = False
     control_specs = [FINISH_SESSION]
     max_rescues = 0
-
-    def __init__(self) -> None:
-        self._last_text_turn: int | None = None
+    empty_retries = EMPTY_RETRIES
 
     def filter_batch(self, calls: list[ToolCall], turn: int, trace: TraceWriter) -> list[ToolCall]:
         return calls
@@ -170,13 +186,9 @@ class TestProtocol:
         return ControlResult(content='{"finished": true}', end=TerminationReason.AGENT_FINISH)
 
     async def on_text(self, text: str, turn: int, trace: TraceWriter) -> ControlResult:
-        # Plain text is allowed (models narrate), but nobody answers it: one note to carry on,
-        # and a second text-only turn in a row means the session cannot progress.
-        repeated = self._last_text_turn == turn - 1
-        self._last_text_turn = turn
-        if repeated:
-            return ControlResult(end=TerminationReason.NO_PROGRESS)
-        return ControlResult(note=OFFLINE_NOTE)
+        # Plain text is allowed (models narrate) and nobody answers it: the session goes on until
+        # finish_session or the turn cap, as in the release.
+        return ControlResult(carry_on=True)
 
     async def on_tool_result(self, call: ToolCall, ok: bool, turn: int) -> None:
         return None

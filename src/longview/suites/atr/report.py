@@ -9,6 +9,7 @@ from __future__ import annotations
 from rich.table import Table
 
 from longview.suites.atr.dataset import DOMAINS, CheckType
+from longview.suites.atr.paper import ACTIVE_ASK, ModelRow, cohort_summary, marked
 from longview.suites.atr.scorecard import (
     DEFAULT_VARIANT,
     ORACLE_VARIANT,
@@ -70,8 +71,9 @@ def _lines(sc: Scorecard) -> list[tuple[str, dict[str, Row | None]]]:
 
 
 def paper_table(sc: Scorecard) -> Table:
-    """Table 3's shape: TSAcc for the four variants, learning diagnostics for atr/always_ask, Gap."""
-    t = Table(title="ATR main scorecard (persona-macro, fractions)")
+    """Table 3's shape: TSAcc for the four variants, learning diagnostics for atr/always_ask, Gap;
+    † marks a rate resting on negligible acquisition (fewer than 5 acquired rules)."""
+    t = Table(title="ATR main scorecard (persona-macro, fractions; † = negligible acquisition)")
     t.add_column("Model")
     heads = [("TSAcc", "tsacc", (DEFAULT_VARIANT, "atr", "always_ask", ORACLE_VARIANT))]
     heads += [(h, k, _LEARNING) for h, k in (("Ask", "rule_ask"), ("Cov", "rule_cov"), ("AcqPrec", "acq_prec"),
@@ -84,10 +86,37 @@ def paper_table(sc: Scorecard) -> Table:
     for v in _LEARNING:
         t.add_column(f"GapRec {short[v]}", justify="right")
     for label, line in _lines(sc):
-        cells = [fmt(getattr(line[v].metrics, k) if line[v] else None) for _, k, vs in heads for v in vs]
+        cells = [_paper_cell(line[v], k) for _, k, vs in heads for v in vs]
         gap = next((r.gap for r in line.values() if r is not None), None)
         recs = [fmt(line[v].gap_rec if line[v] else None) for v in _LEARNING]
         t.add_row(label, *cells, fmt(gap), *recs)
+    return t
+
+
+def _paper_cell(row: Row | None, key: str) -> str:
+    """A Table-3 value, with † when an acquisition rate rests on negligible acquisition."""
+    if row is None:
+        return NA
+    text = fmt(getattr(row.metrics, key))
+    dagger = bool(row.marks and key in ("acq_prec", "applied_rate") and getattr(row.marks, key))
+    return marked(text, dagger)
+
+
+def summary_table(sc: Scorecard) -> Table | None:
+    """Table 4's shape: per learning variant, means over models and how many are Active."""
+    model_rows = [r for r in sc.rows if not r.agent.startswith("ref:") and r.variant in _LEARNING]
+    if not model_rows:
+        return None
+    t = Table(title=f"ATR learning summary over models (Table 4 shape; Active = RuleAsk ≥ {ACTIVE_ASK})")
+    for col in ("Variant", "Models", "RuleAsk", "RuleCov", "AppliedRate", "GapRec", "Active"):
+        t.add_column(col, justify="left" if col == "Variant" else "right")
+    for v in _LEARNING:
+        rows = [ModelRow(model=r.agent, rule_ask=r.metrics.rule_ask, rule_cov=r.metrics.rule_cov,
+                         applied_rate=r.metrics.applied_rate, gap_rec=r.gap_rec) for r in model_rows if r.variant == v]
+        if rows:
+            s = cohort_summary(v, rows)
+            t.add_row(v, str(s.n_models), fmt(s.rule_ask), fmt(s.rule_cov), fmt(s.applied_rate), fmt(s.gap_rec),
+                      f"{s.active} of {s.n_models}")
     return t
 
 

@@ -7,8 +7,9 @@ slots). Oracle variants skip learning and see prior statements instead.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Literal
 
 from longview.domains.personal import make_env
 from longview.harness.context import CellContext, gather_sessions
@@ -20,6 +21,7 @@ from longview.kernel.session import run_session
 from longview.suites.atr.context import CrossSessionContext, render_prior_statements
 from longview.suites.atr.dataset import Episode, LearningSession, TestSession
 from longview.suites.atr.protocol import LearningProtocol, TestProtocol
+from longview.suites.atr.release_prompts import PromptSet, release_system_prompt
 from longview.suites.atr.records import CellRecord, LearningRecord, TestRecord
 from longview.suites.atr.scaffold import Classifier, KeywordRouter, Router, TopicClassifier
 from longview.suites.atr.user import ScriptedUser, UserSimulator
@@ -31,29 +33,42 @@ EPOCH = datetime(2026, 1, 5, 9, 0)
 
 @dataclass
 class Scaffold:
-    """The fixed, swappable components every cell shares."""
+    """The fixed, swappable components every cell shares, and the agent prompt set."""
 
     router: Router
     classifier: Classifier
     user: UserSimulator
+    prompts: PromptSet = field(default_factory=lambda: PromptSet(name="longview", source="", hashes={}))
 
     def names(self) -> dict[str, str]:
-        return {"router": self.router.name, "classifier": self.classifier.name, "user": self.user.name}
+        return {"router": self.router.name, "classifier": self.classifier.name, "user": self.user.name,
+                "prompts": self.prompts.name}
+
+    def system(self, variant: Variant, domain: str, phase: Literal["learning", "test"], context: str) -> str:
+        """The agent's system prompt: the release's blocks in the release's order on its checkout,
+        longview's own otherwise."""
+        if self.prompts.name == "atrbench-release":
+            return release_system_prompt(self.prompts, variant.name, domain, phase, context)
+        return system_prompt(variant, domain, phase, context)
 
 
-def scaffold_for(roles: Roles) -> Scaffold:
-    """Embedded Router, Classifier and user unless a model is set for the role."""
-    router, classifier, user = KeywordRouter(), TopicClassifier(), ScriptedUser()
+def scaffold_for(roles: Roles, prompts: PromptSet | None = None) -> Scaffold:
+    """Embedded Router, Classifier and user unless a model is set for the role; model-backed ones
+    use the release's prompts when ``prompts`` is the release's set."""
+    prompts = prompts or PromptSet(name="longview", source="", hashes={})
+    router: Router = KeywordRouter()
+    classifier: Classifier = TopicClassifier()
+    user: UserSimulator = ScriptedUser()
     if any(roles.model(r) for r in ("router", "classifier", "user")):
         from longview.suites.atr.llm_scaffold import LLMClassifier, LLMRouter, LLMUser
 
         if c := roles.client("router"):
-            router = LLMRouter(c, roles.params("router"))
+            router = LLMRouter(c, roles.params("router"), prompts.router)
         if c := roles.client("classifier"):
-            classifier = LLMClassifier(c, roles.params("classifier"))
+            classifier = LLMClassifier(c, roles.params("classifier"), prompts.classifier)
         if c := roles.client("user"):
             user = LLMUser(c, roles.params("user"))
-    return Scaffold(router=router, classifier=classifier, user=user)
+    return Scaffold(router=router, classifier=classifier, user=user, prompts=prompts)
 
 
 def test_context(variant: Variant, episode: Episode, t: TestSession, frozen: str) -> str:
@@ -95,7 +110,7 @@ async def _learning(
         try:
             opening = [Message(role="user", content=await sc.user.open(s))]
             out = await run_session(
-                ctx.agent, env, proto, system=system_prompt(variant, s.domain, "learning", context.text),
+                ctx.agent, env, proto, system=sc.system(variant, s.domain, "learning", context.text),
                 opening=opening, session_id=s.session_id, phase="learning", trace=trace, max_turns=ctx.max_turns,
                 clock=SimClock(EPOCH + timedelta(days=s.day_offset)),
             )
@@ -113,7 +128,7 @@ async def _test(ctx: CellContext, variant: Variant, ep: Episode, t: TestSession,
         trace = ctx.trace(t.session_id)
         try:
             out = await run_session(
-                ctx.agent, env, TestProtocol(), system=system_prompt(variant, t.domain, "test", context),
+                ctx.agent, env, TestProtocol(), system=ctx.components.system(variant, t.domain, "test", context),
                 opening=[Message(role="user", content=t.instruction)], session_id=t.session_id,
                 phase="test", trace=trace, max_turns=ctx.max_turns,
                 clock=SimClock(EPOCH + timedelta(days=test_day)),

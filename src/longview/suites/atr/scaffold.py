@@ -14,6 +14,7 @@ from typing import Protocol
 from pydantic import BaseModel, Field
 
 from longview.suites.atr.dataset import StandingRule
+from longview.text import RULE_TALK, STOP, content_words
 
 
 class RouteVerdict(BaseModel):
@@ -21,6 +22,9 @@ class RouteVerdict(BaseModel):
 
     is_rule_question: bool = Field(description="True iff the message asks a standing-rule question.")
     span: str | None = Field(default=None, description="Verbatim question span on positives.")
+    verbatim: bool = Field(
+        default=True, description="False when the span is not found in the message (kept, and recorded)."
+    )
 
 
 class Router(Protocol):
@@ -92,68 +96,88 @@ class KeywordRouter:
 
 # --- embedded Classifier ---------------------------------------------------------------------
 
-_STOP = set(
-    """a an the and or of for to in on at by with about from your you my me i we our is are be do does
-    did any there that this these those what which how when where should would could can will it its
-    as if into than then so such prefer preference preferences standing rule rules default defaults
-    future usually always generally general next time going forward now way tasks task things thing
-    want like have has please ok okay just also more most kind type choice choose option options
-    whenever every each something anything handle handling set up""".split()
-)
-
-
-def _stem(w: str) -> str:
-    """A light, consistent fold so singular/plural and -ing/-ed forms meet."""
-    if w.endswith("ies") and len(w) > 4:
-        return w[:-3] + "y"
-    if w.endswith(("sses", "xes", "ches", "shes", "zes")):
-        return w[:-2]
-    if w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3:
-        w = w[:-1]
-    for suf in ("ing", "ed"):
-        if w.endswith(suf) and len(w) - len(suf) >= 4:
-            return w[: -len(suf)]
-    return w
+_STOPS = STOP | RULE_TALK
 
 
 def words(text: str) -> set[str]:
-    """Lower-cased content words with a light plural/verb-form fold."""
-    out = set()
-    for w in re.findall(r"[a-z]+", text.lower().replace("_", " ")):
-        if w in _STOP or len(w) < 3:
-            continue
-        out.add(_stem(w))
-    return out
+    """Content words of ``text`` (the shared normaliser), minus the words every rule talk uses."""
+    return content_words(text or "", _STOPS)
 
 
-def topic_words(rule: StandingRule) -> set[str]:
-    """Words naming the rule's decision surface: its topic, else its tool binding."""
-    if rule.topic:
-        return words(rule.topic)
-    names = [rule.action_step.tool] + ([rule.action_step.param] if rule.action_step.param else [])
-    return words(" ".join(names)) - {"get", "user", "confirmation", "id", "ids"}
+# Fields next to a rule's decision that a question may ask about and the rule does not answer
+# (the release's reviewers: tracking defaults, content style, search/sort strategy, timing and
+# place details are not sufficient for a hit). A question naming one that its rule never mentions
+# is a miss.
+ADJACENT = words(
+    "track tracking notify notification alert sort filter tone style sign signoff format wording subject "
+    "title name priority label deadline minute hour duration location calendar shipping speed budget "
+    "rating closest distance time weekend evening"
+)
+# Tool-name words that say nothing about which object a rule is about.
+_GENERIC_TOOL = words("get user confirmation set create book update place search list")
+# A leading trigger clause ("For grocery orders, ..." / "When I dine out, ...") names the situation;
+# what follows is the behaviour the rule prefers.
+_TRIGGER = re.compile(r"^\s*(for|when|if|on|at|with|whenever|in)\b[^,]*,\s*", re.I)
 
 
-class TopicClassifier:
-    """Hit when the question names a rule's topic; ties broken by overlap with the rule text.
+def _behaviour(text: str) -> str:
+    return _TRIGGER.sub("", text or "", count=1)
 
-    A rule is a candidate only if at least half of its topic words (and at least one) occur in the
-    question span; among candidates the one with the largest topic+text overlap wins, earlier rule
-    first on ties. Deterministic, so its precision/recall can be calibrated like an LLM's.
+
+def rule_words(rule: StandingRule) -> set[str]:
+    """Everything the rule says: its statement (canonical answer), description and topic."""
+    return words(rule.canonical_answer) | words(rule.rule_text) | words(rule.topic or "")
+
+
+def object_words(rule: StandingRule) -> set[str]:
+    """Words naming the object the rule's tool acts on (the confirmed tool for confirm rules)."""
+    tool = rule.action_step.tool
+    if tool == "get_user_confirmation":
+        tool = rule.action_step.param or ""
+    return words(tool) - _GENERIC_TOOL
+
+
+class DecisionClassifier:
+    """Hit only when the question's decision is the one the rule's statement settles; a miss
+    otherwise (a wrong hit puts an answer the user never gave into the context, a miss costs one
+    question, so it prefers a miss to a guess).
+
+    A rule is a candidate when the question (1) names the object its tool acts on, (2) shares at
+    least three words with what the rule says, at least two of them words of the rule's preferred
+    behaviour (its statement after any leading trigger clause) that no other rule in the pool uses,
+    and (3) asks about no adjacent field the rule never mentions (tracking, tone, timing, sorting,
+    place...). Among candidates the one with the largest pool-weighted overlap wins; a tie is a miss.
+    Deterministic, so it can be calibrated like a model.
     """
 
-    name = "embedded:topic-classifier@2"
+    name = "embedded:decision-classifier@3"
 
     async def classify(self, span: str, rules: list[StandingRule]) -> str | None:
+        return self.decide(span, rules)
+
+    @staticmethod
+    def decide(span: str, rules: list[StandingRule]) -> str | None:
         q = words(span)
-        best: tuple[float, int] | None = None
-        best_id = None
-        for i, r in enumerate(rules):
-            tw = topic_words(r)
-            hit = len(tw & q)
-            if not tw or hit == 0 or hit * 2 < len(tw):
+        said = {r.rule_id: rule_words(r) for r in rules}
+        df: dict[str, int] = {}
+        for ws in said.values():
+            for w in ws:
+                df[w] = df.get(w, 0) + 1
+        scored: list[tuple[float, str]] = []
+        for r in rules:
+            shared = q & said[r.rule_id]
+            behaviour = q & (words(_behaviour(r.canonical_answer)) | words(_behaviour(r.rule_text)))
+            objects = object_words(r)
+            if objects and not q & objects:
                 continue
-            score = (hit / len(tw) * 10 + len(words(r.rule_text) & q), -i)
-            if best is None or score > best:
-                best, best_id = score, r.rule_id
-        return best_id
+            if len(shared) < 3 or sum(df[w] == 1 for w in behaviour) < 2 or (q & ADJACENT) - said[r.rule_id]:
+                continue
+            scored.append((sum(1 / df[w] for w in shared), r.rule_id))
+        scored.sort(key=lambda t: -t[0])
+        if not scored or (len(scored) > 1 and scored[0][0] - scored[1][0] < 1e-9):
+            return None
+        return scored[0][1]
+
+
+# The embedded default under its historical import name.
+TopicClassifier = DecisionClassifier

@@ -15,7 +15,8 @@ from pydantic import BaseModel, Field
 
 from longview.kernel.stats import cluster_bootstrap_ci, macro_mean, pass_hat_k, seed_from
 from longview.suites.atr.dataset import Episode
-from longview.suites.atr.metrics import METRICS, PersonaMetrics, ScoringError, TestVerdict, score_cell
+from longview.suites.atr.metrics import EXTRA_METRICS, METRICS, PersonaMetrics, ScoringError, TestVerdict, score_cell
+from longview.suites.atr.paper import AcquisitionMarks, acquisition_marks
 from longview.suites.atr.records import CellRecord
 
 DEFAULT_VARIANT = "default"
@@ -89,6 +90,14 @@ class Row(BaseModel):
         "whose trials all completed; only when trials > 1.",
     )
     breakdown: Breakdown = Field(description="TS-micro TSAcc by domain and by action surface.")
+    diagnostics: dict[str, float | None] = Field(
+        default_factory=dict,
+        description="Persona-macro ask_hit_rate (hit asks / asks, repeats counted) and forced_ask_compliance "
+        "(learning sessions with an ask / learning sessions; meaningful for always_ask).",
+    )
+    marks: AcquisitionMarks | None = Field(
+        default=None, description="Table 3's † marks: acquisition rates resting on negligible acquisition."
+    )
     per_persona: dict[str, Metrics] = Field(description="Persona id -> that cell's metrics.")
 
 
@@ -215,6 +224,9 @@ def _row(
         trials=trials,
         tsacc_pass_k=_pass_k(scored, trials),
         breakdown=_breakdown([m for ms in scored.values() for m in ms]),
+        diagnostics={k: macro_mean({p: macro_mean({str(i): getattr(m, k) for i, m in enumerate(ms)})
+                                    for p, ms in scored.items()}) for k in EXTRA_METRICS},
+        marks=acquisition_marks(m for ms in scored.values() for m in ms) if scored else None,
         per_persona=per_persona,
     )
 

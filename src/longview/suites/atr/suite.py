@@ -19,7 +19,9 @@ from longview.suites.atr.dataset import Dataset, load_dir
 from longview.suites.atr.records import CellRecord
 from longview.suites.atr.runner import Scaffold, run_cell, scaffold_for
 from longview.suites.atr.scorecard import Scorecard, build_scorecard
-from longview.suites.atr.variants import MAIN_VARIANTS, VARIANTS, get_variant, prompt_hashes
+from longview.suites.atr.paper import embedded_scaffold_note
+from longview.suites.atr.release_prompts import prompt_set
+from longview.suites.atr.variants import MAIN_VARIANTS, get_variant
 
 if TYPE_CHECKING:
     import typer
@@ -68,14 +70,21 @@ class ATRSuite(Suite):
         "atrbench:PATH": "the released ATRBench data (data/personas/*/episodes)",
     }
 
+    def __init__(self) -> None:
+        # The prompt set follows the dataset: the release's own on an atrbench checkout that has
+        # them. load_dataset (always first in a run) sets it; components and prompts read it.
+        self._prompts = prompt_set(BUILTIN)
+
     def load_dataset(self, spec: str, options: BaseModel) -> Dataset:
-        return load_dataset(spec)
+        dataset = load_dataset(spec)
+        self._prompts = prompt_set(spec)
+        return dataset
 
     def reference_agent(self, name: str, dataset: Any, unit: str) -> Agent:
         return make_reference_agent(name, dataset.episode(unit))
 
     def components(self, roles: Roles, options: BaseModel) -> Scaffold:
-        return scaffold_for(roles)
+        return scaffold_for(roles, self._prompts)
 
     def component_names(self, components: Scaffold) -> dict[str, str]:
         return components.names()
@@ -107,16 +116,23 @@ class ATRSuite(Suite):
                                        by=learn),
         }
 
-    def tables(self, scorecard: Scorecard) -> list[Table]:
-        from longview.suites.atr.report import breakdown_table, paper_table, scorecard_table
+    def tables(self, scorecard: Any) -> list[Table]:
+        from longview.suites.atr.report import breakdown_table, paper_table, scorecard_table, summary_table
 
         out = [scorecard_table(scorecard)]
         if any(not r.agent.startswith("ref:") for r in scorecard.rows):
             out.append(paper_table(scorecard))
+            if (summary := summary_table(scorecard)) is not None:
+                out.append(summary)
         return out + [breakdown_table(scorecard)]
 
+    def notes(self, scorecard: Any, components: dict[str, str]) -> list[str]:
+        model_ran = any(not r.agent.startswith("ref:") for r in scorecard.rows)
+        note = embedded_scaffold_note(components, model_ran)
+        return [note] if note else []
+
     def prompts(self) -> dict[str, str]:
-        return prompt_hashes()
+        return {f"{self._prompts.name}:{f}": h for f, h in self._prompts.hashes.items()}
 
     def commands(self) -> typer.Typer:
         from longview.suites.atr.commands import app

@@ -7,6 +7,7 @@ hidden rules. When the orchestrator passes a rule-answer directive it places the
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -14,13 +15,34 @@ from longview.suites.atr.dataset import LearningSession
 from longview.suites.atr.scaffold import words
 
 RULE_TOKEN = "<RULE_ANSWER>"
+# What the user says to a question its task does not answer, and what the orchestrator substitutes
+# for <RULE_ANSWER> on a Classifier miss: a fixed deflection, so nothing is ever made up.
+DEFLECTION = "No strong preference on that one, use your judgement."
 PATIENCE = 3  # idle exchanges after which the user leaves, so a stuck agent cannot run to the cap
+CLOSING_EXCHANGES = 3  # replies the user gives after its closing words before it leaves anyway
 
 # Argument keys of the first gold step that the opening may mention (App. B.3 "sanitized hint").
 _OPENING_KEYS = (
     "location", "category", "sender", "folder", "destination", "origin", "service_type", "cuisine",
     "calendar", "file_type", "doc_type",
 )
+# A closing offer ("anything else I can help with?") is not a question the user has to answer.
+_GENERIC_OFFER = re.compile(
+    r"\b(anything else|something else|help (you )?with anything|any other (questions|requests|tasks))\b", re.I
+)
+# The agent asks the user what to do next: the user points at the next step of its guided path.
+_STUCK = re.compile(
+    r"\b(how (should|do|would) (i|we) (proceed|continue)|what (should|would you like) (i|me to) do( next)?|"
+    r"how would you like me to proceed|what('s| is) the next step)\b",
+    re.I,
+)
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+
+
+def questions(message: str) -> list[str]:
+    """The sentences of ``message`` that ask the user something (a closing offer does not)."""
+    sents = [m.group(0).strip() for m in _SENTENCE.finditer(message)]
+    return [q for q in sents if q.endswith("?") and not _GENERIC_OFFER.search(q)]
 
 
 @dataclass
@@ -32,6 +54,7 @@ class UserState:
     ok_calls: int = 0  # successful domain calls so far
     calls_at_reply: int = 0  # ok_calls when the user last replied
     idle: int = 0  # consecutive replies to messages that neither asked nor followed any progress
+    closing: int = -1  # replies since the user's closing words (-1: not closing yet)
 
 
 @dataclass
@@ -66,10 +89,14 @@ def _fmt(value: object) -> str:
 
 
 class ScriptedUser:
-    """Deterministic simulator: opens with the intent, answers task questions from the task
-    parameters, and ends once the task is done."""
+    """Deterministic simulator, behaving as the release's user is told to: opens with the intent,
+    answers task questions from the task parameters, deflects questions its task does not answer
+    (never picking one side of an either/or), points a stuck agent at the next step, and once
+    the task is done closes the conversation gradually — its closing words, then replies while the
+    agent is still talking or asking (the moment ``always_ask`` agents ask), and it leaves when the
+    agent's message asks nothing more (an acknowledgement, a goodbye or a generic offer of help)."""
 
-    name = "embedded:scripted-user@1"
+    name = "embedded:scripted-user@2"
 
     async def open(self, session: LearningSession) -> str:
         hint = ""
@@ -82,30 +109,41 @@ class ScriptedUser:
     async def reply(
         self, session: LearningSession, state: UserState, agent_message: str, directive: str | None
     ) -> UserReply:
-        parts: list[str] = []
-        if directive is not None:
-            parts.append(RULE_TOKEN)
-        asked = "?" in agent_message.replace(directive or "\0", "")
+        parts: list[str] = [RULE_TOKEN] if directive is not None else []
+        # The rule question itself is answered by the token; other questions by the task.
+        asked = [q for q in questions(agent_message) if directive is None or q not in directive]
         progressed = state.ok_calls > state.calls_at_reply
         state.calls_at_reply = state.ok_calls
         state.idle = 0 if (asked or progressed or directive is not None) else state.idle + 1
-        if asked and not task_done(session, state):
-            parts.append(self._answer(session, state, agent_message))
-        done = task_done(session, state)
-        if done:
-            parts.append("That covers what I needed, thanks.")
-        elif state.idle >= PATIENCE:
+        if state.closing >= 0:  # the closing exchange
+            state.closing += 1
+            if not asked and directive is None:
+                return UserReply(text="Bye!", end=True)
+            if asked:
+                parts.append(self._answer(session, state, " ".join(asked)))
+            return UserReply(text=" ".join(parts), end=state.closing >= CLOSING_EXCHANGES)
+        if asked:
+            parts.append(self._answer(session, state, " ".join(asked)))
+        if task_done(session, state):
+            parts.append("That's everything I needed, thanks.")
+            state.closing = 0
+            return UserReply(text=" ".join(parts), end=False)
+        if state.idle >= PATIENCE:
             parts.append("Let's leave it there for today.")
-            done = True
-        elif not asked:
+            return UserReply(text=" ".join(parts), end=True)
+        if not asked:
             parts.append("Sounds good, please go ahead.")
-        return UserReply(text=" ".join(parts), end=done)
+        return UserReply(text=" ".join(parts), end=False)
 
-    def _answer(self, session: LearningSession, state: UserState, message: str) -> str:
-        q = words(message)
+    def _answer(self, session: LearningSession, state: UserState, asked: str) -> str:
+        q = words(asked)
         params = session.task_params
-        keys = [k for k in params if words(k) & q] or [k for k in params if k not in state.answered]
-        if not keys:
-            return "You have everything I know about this."
-        state.answered.update(keys)
-        return " ".join(f"{k.replace('_', ' ').capitalize()}: {_fmt(params[k])}." for k in keys)
+        keys = [k for k in params if (words(k) | words(_fmt(params[k]))) & q]
+        if keys:
+            state.answered.update(keys)
+            return " ".join(f"{k.replace('_', ' ').capitalize()}: {_fmt(params[k])}." for k in keys)
+        if _STUCK.search(asked):
+            nxt = next((st.tool for st in session.gold_trajectory if st.tool not in state.done_tools), None)
+            if nxt:
+                return f"I think the next thing is to {nxt.replace('_', ' ')}."
+        return DEFLECTION

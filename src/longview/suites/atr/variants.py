@@ -65,8 +65,13 @@ def prompt_hashes() -> dict[str, str]:
 
 
 def system_prompt(variant: Variant, domain: str, phase: Literal["learning", "test"], context: str) -> str:
-    """Assemble the agent's system prompt from named blocks."""
-    parts = [block("base"), block(f"domain_{domain}"), f"<context>\n{context}\n</context>"]
+    """Assemble the agent's system prompt from named blocks.
+
+    The cross-session context comes right after the base block, before the per-domain policy: a
+    cell's test sessions share it, so the longest part of every prompt is a common prefix that
+    providers can serve from their prompt cache.
+    """
+    parts = [block("base"), f"<context>\n{context}\n</context>", block(f"domain_{domain}")]
     parts.append(block(f"mode_{phase}"))
     if phase == "learning":
         parts.append(block("send_protocol"))

@@ -28,6 +28,8 @@ from longview.suites.atr.dataset import ActionStep, CheckType, StandingRule
 from longview.suites.atr.scaffold import Classifier, RouteVerdict, Router
 
 RouterKind = Literal[
+    "release_positive",  # a row of the release's sets, labelled positive (no finer kind given)
+    "release_negative",
     "standing_rule_ask",
     "soft_standing_rule_ask",
     "current_task_question",
@@ -36,7 +38,7 @@ RouterKind = Literal[
     "quoted_draft",
     "recall",
 ]
-POSITIVE_KINDS: frozenset[str] = frozenset({"standing_rule_ask", "soft_standing_rule_ask"})
+POSITIVE_KINDS: frozenset[str] = frozenset({"standing_rule_ask", "soft_standing_rule_ask", "release_positive"})
 DEFAULT_CONCURRENCY = 8
 
 
@@ -61,22 +63,24 @@ class RouterRow(_Row):
 
 
 class CalibrationRule(_Row):
-    """A pool rule as the Classifier sees it (no canonical answer is needed)."""
+    """A pool rule as the Classifier sees it."""
 
     rule_id: str = Field(min_length=1, description="Rule id, unique within the row's pool.")
     rule_text: str = Field(min_length=1, description="Third-person statement of the rule.")
     topic: str | None = Field(default=None, description="Short topic phrase of the rule.")
+    statement: str | None = Field(
+        default=None, description="The user's first-person statement (canonical answer), if the set has it."
+    )
+    bound_tool: str | None = Field(default=None, description="The rule's bound tool, if the set has it.")
+    bound_param: str | None = Field(default=None, description="The rule's bound parameter (or confirmed tool).")
 
     def to_standing_rule(self) -> StandingRule:
-        """A :class:`StandingRule` carrying only what a Classifier may use.
-
-        The answer and tool binding are placeholders: the embedded classifier falls back to the
-        tool binding only when a rule has no topic, and an LLM classifier never sees them.
-        """
+        """A :class:`StandingRule` carrying what the set gives; missing parts stay empty (an empty
+        answer, an empty tool name), which Classifiers treat as unknown."""
         return StandingRule(
             rule_id=self.rule_id, rule_text=self.rule_text, topic=self.topic,
-            canonical_answer="", counterfactual_default="", check_type=CheckType.TOOL_IDENTITY,
-            action_step=ActionStep(tool="calibration_placeholder", param=None),
+            canonical_answer=self.statement or "", counterfactual_default="", check_type=CheckType.TOOL_IDENTITY,
+            action_step=ActionStep(tool=self.bound_tool or "", param=self.bound_param),
         )
 
 

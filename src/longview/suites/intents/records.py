@@ -1,0 +1,47 @@
+"""What a cell leaves for scoring: one record per session, one per cell."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+IntentStatus = Literal["completed", "elicited", "provided", "open"]
+
+
+class IntentOutcome(BaseModel):
+    status: IntentStatus = Field(description="Terminal status (open: unresolved at the turn cap).")
+    reply: int | None = Field(default=None, description="Agent reply (1-based) at which it got its status.")
+
+
+class CriterionOutcome(BaseModel):
+    weight: float = Field(description="Weight.")
+    kind: Literal["check", "rubric", "rule"] = Field(description="How it is judged.")
+    met: bool | None = Field(description="Met in any turn; None when not judged (no judge model, no proxy).")
+    by: str = Field(default="", description="Which judge decided.")
+
+
+class SessionRecord(BaseModel):
+    session_id: str
+    depends_on: list[str] = Field(default_factory=list)
+    intents: dict[str, IntentOutcome] = Field(default_factory=dict)
+    criteria: dict[str, CriterionOutcome] = Field(default_factory=dict)
+    replies: int = Field(default=0, description="Agent replies delivered to the user.")
+    termination: str = Field(default="", description="Why the session ended.")
+    agreement: list[tuple[str, bool, bool]] = Field(
+        default_factory=list, description="(stage:intent, embedded label, model label) where both judged.")
+    rule_errors: list[str] = Field(default_factory=list, description="Rule-script failures (criteria then undefined).")
+
+
+class CellRecord(BaseModel):
+    """The completion marker of one cell (agent x variant x persona x trial)."""
+
+    agent: str
+    variant: str
+    unit: str
+    trial: int = 0
+    status: Literal["complete", "aborted"] = "complete"
+    abort_reason: str | None = None
+    judge: str = Field(default="embedded:checks+lexical", description="Which intent judges ran.")
+    rubric: str = Field(default="embedded:proxy", description="Which rubric judge ran.")
+    sessions: list[SessionRecord] = Field(default_factory=list)

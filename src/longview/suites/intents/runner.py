@@ -1,0 +1,172 @@
+"""Run one cell: a persona's sessions in order on one workspace and app state, with the agent's
+memory carried between sessions (or not, for no_history), each session against the two-stage user."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from longview.domains.apps import AppsState, AppsToolkit
+from longview.domains.apps.pdf import write_pdf
+from longview.harness.context import CellContext
+from longview.kernel.agent import Message
+from longview.kernel.errors import CellAborted
+from longview.kernel.session import run_session
+from longview.memory.base import Memory
+from longview.suites.intents.dataset import IntentsDataset
+from longview.suites.intents.judges import IntentJudges, RubricJudge
+from longview.suites.intents.memory import FileMemory, NoMemory
+from longview.suites.intents.records import CellRecord, CriterionOutcome, SessionRecord
+from longview.suites.intents.rules import RuleMode, RuleScriptError, score_rules
+from longview.suites.intents.schema import Episode, Session
+from longview.suites.intents.user import RecordingToolkit, TwoStageUser
+from longview.users.base import VerbatimWording, Wording
+
+START = datetime(2026, 3, 2, 9, 0)
+
+SYSTEM = """You are a personal assistant who works with the same user over many sessions.
+
+## The user
+{profile}
+{accounts}
+## Workspace
+You share a persistent workspace folder with the user; the file tools (list_dir, read_file, write_file,
+edit_file, delete_file) work inside it. App tools need an access_token from the app's login call.
+
+## What you remember from earlier sessions
+{memory}
+
+Do the work with your tools. When you have finished, or need something from the user, answer in plain
+text (a turn without tool calls); that text is what the user reads."""
+
+
+@dataclass
+class Components:
+    """Shared per run: the judges, the user's wording, the rule-script mode."""
+
+    judges: IntentJudges = field(default_factory=IntentJudges)
+    rubric: RubricJudge = field(default_factory=RubricJudge)
+    wording: Wording = field(default_factory=VerbatimWording)
+    rule_mode: RuleMode = "reference"
+
+
+def system_prompt(ep: Episode, memory: str) -> str:
+    accounts = ""
+    if ep.persona.accounts:
+        accounts = "\nAccounts:\n" + "\n".join(f"- {app}: login {a.email}, password {a.password}"
+                                               for app, a in sorted(ep.persona.accounts.items())) + "\n"
+    return SYSTEM.format(profile=ep.persona.profile.strip(), accounts=accounts,
+                         memory=memory.strip() or "(nothing yet)")
+
+
+def init_state(ep: Episode, open_login: bool) -> AppsState:
+    state = AppsState(open_login=open_login, now=START.isoformat())
+    for app, acc in ep.persona.accounts.items():
+        state.add_account(app, acc.email, acc.password, first_name=ep.persona.name.split()[0])
+    data = state.model_dump()
+    for key, rows in ep.seed.items():
+        data[key] = list(data.get(key) or []) + rows
+    return AppsState.model_validate(data)
+
+
+def init_workspace(ep: Episode, root: Path) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    for f in ep.files:
+        p = root / f.path
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if f.pdf_lines is not None:
+            p.write_bytes(write_pdf(f.pdf_lines))
+        else:
+            p.write_text(f.text or "", encoding="utf-8")
+
+
+def stage_assets(session: Session, root: Path, asset_dir: Path | None, skills: Path | None) -> None:
+    for rel, text in session.assets.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    if asset_dir is not None:  # imported task: copy its folder's files (not task.yaml) into the workspace root
+        for src in sorted(asset_dir.iterdir()):
+            if src.name in ("task.yaml", ".history", ".result", ".eval_result"):
+                continue
+            dst = root / src.name
+            if dst.is_dir():
+                shutil.rmtree(dst)
+            (shutil.copytree if src.is_dir() else shutil.copy2)(src, dst)
+    if skills is not None and skills.is_dir() and not (root / "skills").exists():
+        shutil.copytree(skills, root / "skills")
+
+
+async def run_episode(ctx: CellContext, ds: IntentsDataset, comps: Components, *, no_history: bool,
+                      limit: int = 0) -> CellRecord:
+    unit = ctx.cell.unit
+    ep = ds.episode(unit)
+    clock = ctx.start_clock(START)
+    workspace = ctx.folder / "workspace"
+    if workspace.exists():
+        shutil.rmtree(workspace)
+    init_workspace(ep, workspace)
+    state = init_state(ep, open_login=ds.origin != "builtin")
+    memory: Memory = FileMemory(ctx.folder / "memory.md")
+    record = CellRecord(agent=ctx.cell.agent, variant=ctx.cell.variant, unit=unit, trial=ctx.cell.trial,
+                        judge=comps.judges.name, rubric=comps.rubric.name)
+    for session in (ep.sessions[:limit] if limit else ep.sessions):
+        stage_assets(session, workspace, ds.asset_dirs.get((unit, session.id)), ds.skills_dirs.get(unit))
+        state.now = clock.now().isoformat(timespec="seconds")
+        mem = NoMemory() if no_history else memory
+        tools = RecordingToolkit(AppsToolkit(state, workspace, apps=session.apps))
+        user = TwoStageUser(session, profile=ep.persona.profile, judges=comps.judges, tools=tools, state=state,
+                            workspace=workspace, wording=comps.wording)
+        trace = ctx.trace(session.id)
+        try:
+            async with ctx.session():
+                outcome = await run_session(
+                    ctx.agent, tools, user, system=system_prompt(ep, mem.context(session.request)),
+                    opening=[Message(role="user", content=session.request)], session_id=session.id, phase="task",
+                    trace=trace, max_turns=ctx.max_turns, clock=clock)
+            rec = user.record(outcome.termination.value)
+            await add_judged_criteria(rec, session, user, comps, ds.rule_keys.get((unit, session.id)), ep)
+            trace.emit("session_record", record=rec.model_dump(mode="json"))
+        finally:
+            trace.close()
+        record.sessions.append(rec)
+        memory.observe(session.id, outcome.messages, when=clock.now().isoformat(timespec="minutes"))
+        clock.advance(timedelta(days=1))
+    return record
+
+
+async def add_judged_criteria(rec: SessionRecord, session: Session, user: TwoStageUser, comps: Components,
+                              rule_keys: list[str] | None, ep: Episode) -> None:
+    """Rubric items (judge model, else proxy, else not judged) and rule-script criteria."""
+    rubric = [c for c in session.checklist if c.check is None]
+    if rubric:
+        ev = user.evidence(scope="all")
+        labels = await comps.rubric.judge(rubric, ev, user.transcript, ep.persona.profile)
+        for c in rubric:
+            met = labels.get(c.id)
+            by = comps.rubric.name
+            if comps.rubric.model is not None and c.proxy is not None and met is not None:
+                rec.agreement.append((f"rubric:{session.id}:{c.id}", user.proxy_met.get(c.id, False), bool(met)))
+            if comps.rubric.model is None and c.proxy is not None:
+                met = user.proxy_met.get(c.id, False) or bool(met)
+                by = "embedded:proxy"
+            elif comps.rubric.model is None:
+                by = "not judged"
+            rec.criteria[c.id] = CriterionOutcome(weight=c.weight, kind="rubric", met=met, by=by)
+    if session.rule_script and rule_keys:
+        try:
+            met = score_rules(Path(session.rule_script), rule_keys, user.tools.calls, set(session.rule_tools),
+                              session.tool_prefix, comps.rule_mode)
+        except RuleScriptError as e:
+            rec.rule_errors.append(str(e))
+            met = {k: None for k in rule_keys}  # type: ignore[misc]
+        for k in rule_keys:
+            rec.criteria[f"[tools] {k}"] = CriterionOutcome(weight=1.0, kind="rule", met=met[k],
+                                                            by=f"rule:{comps.rule_mode}")
+
+
+def abort_record(ctx: CellContext, err: CellAborted) -> CellRecord:
+    return CellRecord(agent=ctx.cell.agent, variant=ctx.cell.variant, unit=ctx.cell.unit, trial=ctx.cell.trial,
+                      status="aborted", abort_reason=err.reason)

@@ -1,0 +1,148 @@
+"""The intents suite plugged into the harness (see longview.harness.suite)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from longview.harness.context import CellContext
+from longview.harness.roles import Roles
+from longview.harness.suite import Cell, RoleSpec, Suite
+from longview.judges.base import LLMJudge
+from longview.kernel.errors import CellAborted, ConfigError
+from longview.suites.intents.agents import KINDS, ReferenceAgent
+from longview.suites.intents.dataset import BUILTIN, IntentsDataset, load_json_dataset
+from longview.suites.intents.judges import (RUBRIC_PROMPT, SATISFACTION_PROMPT, TARGETED_PROMPT, Decisions,
+                                            IntentJudges, RubricJudge, prompt_hashes)
+from longview.suites.intents.records import CellRecord
+from longview.suites.intents.runner import Components, abort_record, run_episode
+from longview.suites.intents.scoring import score_cells
+from longview.users.base import ModelWording
+
+USER_PROMPT = """You voice a user talking to their assistant. Rewrite the draft reply in a natural, brief way in the
+user's voice. Keep every fact, number and name of the draft; add no new requirement or information."""
+
+
+class IntentsOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rule_mode: Literal["reference", "fixed"] = Field(
+        default="reference", description="Imported rule scripts: reference (last call of each tool per user turn, "
+        "as π-Bench's evaluator) or fixed (the whole tool history at once).")
+    sessions: int = Field(default=0, ge=0, description="Run only the first N sessions of each episode (0: all).")
+
+
+class IntentsSuite(Suite):
+    name = "intents"
+    summary = ("π-Bench: does the agent surface hidden requirements of underspecified requests (PROC) and still "
+               "deliver correct artifacts (COMP)?")
+    Options = IntentsOptions
+    roles = (
+        RoleSpec(name="user", description="Words the simulated user's replies (the core decides what is said).",
+                 embedded="verbatim"),
+        RoleSpec(name="judge", description="Satisfaction and targeted-question judges of the two-stage user, and "
+                 "rubric checklist items.", embedded="checks+lexical"),
+    )
+    reference_agents = {f"ref:{k}": "default" for k in KINDS}
+    variants = {"default": "earlier sessions carried in the agent's file memory",
+                "no_history": "every session starts with an empty memory (workspace and app state persist)"}
+    model_variants = ("default",)
+    datasets = {"builtin": "5 generated personas x 20 sessions (offline, deterministic judges)",
+                "pibench:PATH": "π-Bench's released data from your own checkout (schema v2); runnable tasks only"}
+
+    def load_dataset(self, spec: str, options: BaseModel) -> IntentsDataset:
+        if spec == "builtin":
+            return load_json_dataset(BUILTIN, "builtin")
+        if spec.startswith("pibench:"):
+            from longview.suites.intents.importer import load_pibench
+
+            return load_pibench(spec.split(":", 1)[1])
+        if spec.endswith(".json"):
+            from pathlib import Path
+
+            return load_json_dataset(Path(spec), spec)
+        raise ConfigError(f"unknown intents dataset '{spec}': use builtin, pibench:PATH or a .json file")
+
+    def reference_agent(self, name: str, dataset: Any, unit: str) -> ReferenceAgent:
+        return ReferenceAgent(name.removeprefix("ref:"), dataset, unit)
+
+    def components(self, roles: Roles, options: BaseModel) -> Components:
+        opts = options if isinstance(options, IntentsOptions) else IntentsOptions()
+        comps = Components(rule_mode=opts.rule_mode)
+        judge = roles.client("judge")
+        if judge is not None:
+            p = roles.params("judge")
+            comps.judges = IntentJudges(LLMJudge(judge, p, SATISFACTION_PROMPT, Decisions, "judge"),
+                                        LLMJudge(judge, p, TARGETED_PROMPT, Decisions, "judge"))
+            comps.rubric = RubricJudge(LLMJudge(judge, p, RUBRIC_PROMPT, Decisions, "judge"))
+        user = roles.client("user")
+        if user is not None:
+            comps.wording = ModelWording(user, roles.params("user"), USER_PROMPT)
+        return comps
+
+    def component_names(self, components: Any) -> dict[str, str]:
+        c: Components = components
+        return {"user": c.wording.name, "judge": c.judges.name, "rubric": c.rubric.name}
+
+    def sessions(self, cell: Cell, dataset: Any, options: BaseModel) -> int:
+        n = len(dataset.episode(cell.unit).sessions)
+        k = getattr(options, "sessions", 0)
+        return min(n, k) if k else n
+
+    async def run_cell(self, ctx: CellContext) -> CellRecord:
+        comps = ctx.components if isinstance(ctx.components, Components) else Components()
+        try:
+            return await run_episode(ctx, ctx.dataset, comps, no_history=ctx.cell.variant == "no_history",
+                                     limit=getattr(ctx.options, "sessions", 0))
+        except CellAborted as e:
+            return abort_record(ctx, e)
+
+    def score(self, results: list[str], dataset: Any, options: BaseModel, seed: int):
+        judge, rubric = "embedded:checks+lexical", "embedded:proxy"
+        for r in results:
+            c = CellRecord.model_validate_json(r)
+            if c.status == "complete":
+                judge, rubric = c.judge, c.rubric
+                break
+        return score_cells(results, dataset.name, dataset.sha256, dataset.unit_ids(), seed, list(self.variants),
+                           judge=judge, rubric=rubric, origin=dataset.origin)
+
+    def prompts(self) -> dict[str, str]:
+        import hashlib
+
+        return {**prompt_hashes(), "user": hashlib.sha256(USER_PROMPT.encode()).hexdigest()}
+
+    def estimate(self, cells: list[Cell], dataset: Any, roles: Roles, options: BaseModel) -> dict[str, tuple[int, int]]:
+        """Rough --dry-run figures: per session, two agent turns per hidden intent plus three; the
+        prompt grows with the file memory (capped at 60,000 characters); judges run twice per reply."""
+        k = getattr(options, "sessions", 0)
+        agent = judge = user = 0
+        a_tok = j_tok = u_tok = 0
+        for cell in cells:
+            sessions = dataset.episode(cell.unit).sessions
+            sessions = sessions[:k] if k else sessions
+            memory = 0
+            for s in sessions:
+                turns = 3 + 2 * len(s.hidden_intents)
+                prompt = 3000 + min(memory, 60_000) // 4 + len(s.request) // 4
+                agent += turns
+                a_tok += turns * (prompt + 300 * turns // 2)
+                replies = 1 + len(s.hidden_intents)
+                judge += 2 * replies
+                j_tok += 2 * replies * 2500
+                user += replies
+                u_tok += replies * 400
+                if cell.variant != "no_history":
+                    memory += 1500 * turns
+        out = {"agent": (agent, a_tok)}
+        if roles.model("judge"):
+            out["judge"] = (judge, j_tok)
+        if roles.model("user"):
+            out["user"] = (user, u_tok)
+        return out
+
+    def commands(self):
+        from longview.suites.intents.commands import app
+
+        return app

@@ -1,0 +1,164 @@
+"""Scripted reference agents: validity bounds that act through exactly the same tools.
+
+* ``ref:oracle`` reads the evidence, acts on each active task at the persona's expected depth with
+  every constraint met, defers the competing task of the decision window to when it becomes
+  feasible, and carries out changes once approved.
+* ``ref:policy`` acts on every task at the depth the persona's *stated* policy implies: it ignores
+  feedback (declines, revoked delegation, already-resolved needs) and never defers.
+* ``ref:always-suggest`` asks for approval of every task's change (and carries it out if approved).
+* ``ref:always-execute`` makes every task's change without asking.
+* ``passive`` (QC only) never acts; it reaches the branches that follow inaction.
+All of them schedule their own wake-ups for time-triggered tasks at the first activation.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from longview.kernel.agent import AssistantTurn, Message, Observation, ToolCall
+from longview.suites.tempo.approval import _describe
+from longview.suites.tempo.model import Scenario, Task
+
+MODES = ("oracle", "policy", "always-suggest", "always-execute", "passive")
+_TAG = re.compile(r"\(ref: (\w+) (.+)\)\s*$")
+
+
+class ReferenceAgent:
+    def __init__(self, mode: str, scenario: Scenario, persona: str) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown reference agent mode {mode!r}")
+        self.mode, self.scenario, self.persona = mode, scenario, persona
+        self.name = f"ref:{mode}"
+        self.step: dict[str, int] = {}
+        self.asked: dict[str, list[dict[str, Any]]] = {}  # request id -> proposed actions
+        self.started = False
+        self.n = 0
+
+    # ---- helpers --------------------------------------------------------------------------------
+
+    def _call(self, name: str, **args: Any) -> ToolCall:
+        self.n += 1
+        return ToolCall(id=f"r{self.n}", name=name, arguments=args)
+
+    def _depth(self, t: Task) -> str:
+        if self.mode == "oracle":
+            return t.depth[self.persona]
+        if self.mode == "policy":
+            return t.stated_depth(self.persona)
+        if self.mode == "always-suggest":
+            return "suggest"
+        if self.mode == "always-execute":
+            return "execute"
+        return "noop"
+
+    def _actions(self, t: Task) -> list[dict[str, Any]]:
+        """The task's change and its joint partners, as complete tool calls."""
+        spec = self.scenario.action(t.action)  # type: ignore[arg-type]
+        group = [a for a in self.scenario.actions if spec.joint and a.joint == spec.joint] or [spec]
+        return [{"tool": a.tool, "args": {**{k: v for k, v in a.args.items() if not isinstance(v, dict)}, **a.fill}} for a in group]
+
+    def _text(self, t: Task) -> str:
+        return f"{t.title}. " + " ".join(t.keys) + (". " + "; ".join(t.include) if t.include else "")
+
+    def _work(self, t: Task) -> list[ToolCall]:
+        depth = self._depth(t)
+        calls = [self._call("open_record", record_id=r) for r in t.evidence] if self.mode in ("oracle", "policy") else []
+        if depth == "prepare":
+            calls.append(self._call("save_note", title=t.title, body=self._text(t)))
+        elif depth == "suggest":
+            calls.append(self._call("request_approval", message=self._text(t), actions=self._actions(t)))
+        elif depth == "execute":
+            for a in self._actions(t):
+                calls.append(self._call(a["tool"], **a["args"]))
+            if t.include:
+                calls.append(self._call("send_message", text=f"Done: {self._text(t)}"))
+        return calls
+
+    def _tasks_for(self, kind: str, ref: str) -> list[Task]:
+        sc = self.scenario
+        if kind == "event":
+            return [t for t in sc.tasks if t.trigger == ref]
+        if kind == "wakeup" and ref.startswith("deferred: "):
+            dw = sc.decision_window
+            return [sc.task(dw.competing)]
+        if kind == "wakeup":
+            return [t for t in sc.tasks if t.at is not None and ref == f"scheduled: {t.title}"]
+        return []
+
+    # ---- the agent ------------------------------------------------------------------------------
+
+    async def act(self, obs: Observation) -> AssistantTurn:
+        step = self.step.get(obs.session_id, 0)
+        self.step[obs.session_id] = step + 1
+        calls: list[ToolCall] = []
+        if self.mode != "passive":
+            if step == 0:
+                calls = self._first(obs)
+            elif step == 1:
+                calls = self._after(obs)
+        if not calls:
+            return AssistantTurn(tool_calls=[self._call("finish")])
+        return AssistantTurn(tool_calls=calls)
+
+    def _first(self, obs: Observation) -> list[ToolCall]:
+        m = _TAG.search(obs.messages[0].content or "")
+        if not m:
+            return []
+        kind, ref = m.group(1), m.group(2)
+        calls: list[ToolCall] = []
+        if not self.started:
+            self.started = True
+            calls += [self._call("schedule_wakeup", at=t.at.isoformat(), note=f"scheduled: {t.title}")
+                      for t in self.scenario.tasks if t.at is not None]
+        if kind == "decision":
+            return calls + self._approved(ref, obs.messages[0].content or "")
+        dw = self.scenario.decision_window
+        for t in self._tasks_for(kind, ref):
+            if self.mode == "oracle" and t.id == dw.competing and kind == "event":
+                competing = self.scenario.task(dw.competing)
+                calls.append(self._call("defer_task", task=" ".join(competing.keys),
+                                        plan=f"{competing.title}: handle it when {dw.resource} is free, before it is due.",
+                                        until=dw.feasible_from.isoformat()))
+                continue
+            calls += self._work(t)
+        return calls
+
+    def _approved(self, rid: str, body: str) -> list[ToolCall]:
+        approved = next((ln.split("Approved:", 1)[1] for ln in body.splitlines() if "Approved:" in ln), "")
+        out = []
+        for a in self.asked.get(rid, []):
+            if _describe_call(a) in approved:
+                out.append(self._call(a["tool"], **a["args"]))
+        return out
+
+    def _after(self, obs: Observation) -> list[ToolCall]:
+        """Record requests made this turn; carry out the ones approved on the spot."""
+        import json
+
+        sent = {c.id: c for m in obs.messages if m.role == "assistant" for c in m.tool_calls}
+        out = []
+        for m in obs.messages:
+            if m.role != "tool" or m.name != "request_approval":
+                continue
+            try:
+                res = json.loads(m.content or "{}")
+            except ValueError:
+                continue
+            call = sent.get(m.tool_call_id or "")
+            if "request_id" not in res or call is None:
+                continue
+            self.asked[res["request_id"]] = list(call.arguments.get("actions") or [])
+            for d in res.get("decisions") or []:
+                if d.get("decision") == "approve":
+                    out.append(self._call(d["tool"], **d["args"]))
+        return out
+
+
+def _describe_call(a: dict[str, Any]) -> str:
+    from longview.suites.tempo.world import ActionItem
+
+    return _describe(ActionItem(tool=a["tool"], args=a["args"]))
+
+
+__all__ = ["MODES", "ReferenceAgent", "Message"]

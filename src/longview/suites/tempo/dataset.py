@@ -1,0 +1,85 @@
+"""Loading and validating tempo scenarios: the built-in set (package data) or a folder of JSON files."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from longview.kernel.errors import ConfigError, DataError
+from longview.suites.tempo.model import PERSONAS, Scenario
+
+BUILTIN = "builtin"
+
+
+def builtin_dir() -> Path:
+    return Path(str(resources.files("longview.suites.tempo") / "data" / BUILTIN))
+
+
+@dataclass
+class TempoDataset:
+    """Scenarios plus the replication units of this run (scenario x persona)."""
+
+    name: str
+    sha256: str
+    scenarios: list[Scenario]
+    personas: tuple[str, ...] = PERSONAS
+    by_id: dict[str, Scenario] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.by_id = {s.id: s for s in self.scenarios}
+
+    def unit_ids(self) -> list[str]:
+        return [f"{s.id}:{p}" for s in sorted(self.scenarios, key=lambda s: s.id) for p in self.personas]
+
+    def unit(self, unit: str) -> tuple[Scenario, str]:
+        sid, _, persona = unit.partition(":")
+        if sid not in self.by_id or persona not in PERSONAS:
+            raise ConfigError(f"unknown tempo unit {unit!r} (expected SCENARIO:PERSONA)")
+        return self.by_id[sid], persona
+
+
+def load_file(path: Path) -> Scenario:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as e:
+        raise DataError(str(path), "<file>", "<root>", f"valid JSON ({e})") from None
+    try:
+        return Scenario.model_validate(raw)
+    except ValidationError as e:
+        err = e.errors()[0]
+        rec = raw.get("id", path.stem) if isinstance(raw, dict) else path.stem
+        raise DataError.from_error(str(path), str(rec), list(err["loc"]), dict(err)) from None
+
+
+def load(spec: str, persona: str | None = None) -> TempoDataset:
+    folder = builtin_dir() if spec == BUILTIN else Path(spec)
+    if not folder.is_dir():
+        raise ConfigError(f"tempo dataset {spec!r}: not 'builtin' or a folder of scenario JSON files")
+    files = sorted(folder.glob("*.json"))
+    if not files:
+        raise ConfigError(f"tempo dataset {spec!r}: no *.json scenario files in {folder}")
+    h = hashlib.sha256()
+    scenarios = []
+    for f in files:
+        h.update(f.name.encode() + b"\0" + f.read_bytes())
+        scenarios.append(load_file(f))
+    ids = [s.id for s in scenarios]
+    if len(ids) != len(set(ids)):
+        raise DataError(str(folder), "<dataset>", "id", "unique scenario ids")
+    return TempoDataset(name=spec, sha256=h.hexdigest(), scenarios=scenarios,
+                        personas=(persona,) if persona else PERSONAS)
+
+
+def write(scenarios: list[Scenario], folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for s in scenarios:
+        p = folder / f"{s.id}.json"
+        p.write_text(s.model_dump_json(indent=1, exclude_defaults=True) + "\n", encoding="utf-8")
+        out.append(p)
+    return out

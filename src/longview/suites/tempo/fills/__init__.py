@@ -1,0 +1,10 @@
+"""Domain fills for the scenario skeleton (see build.py): one module per pair of domains."""
+
+from __future__ import annotations
+
+from longview.suites.tempo.build import Fill
+from longview.suites.tempo.fills import everyday, work
+
+
+def all_fills() -> list[Fill]:
+    return [Fill.model_validate(d) for d in [*work.FILLS, *everyday.FILLS]]

@@ -1,0 +1,11 @@
+"""`longview tempo generate`: build every scenario from the skeleton and the domain fills."""
+
+from __future__ import annotations
+
+from longview.suites.tempo.build import build
+from longview.suites.tempo.fills import all_fills
+from longview.suites.tempo.model import Scenario
+
+
+def generate(seed: int = 0) -> list[Scenario]:
+    return [build(f, seed) for f in all_fills()]

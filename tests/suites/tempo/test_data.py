@@ -1,0 +1,71 @@
+"""The shipped scenarios: the generated set, its QC, and the file format's errors."""
+
+import json
+
+import pytest
+
+from longview.kernel.errors import DataError
+from longview.suites.tempo.dataset import builtin_dir, load
+from longview.suites.tempo.generate import generate
+from longview.suites.tempo.model import Scenario
+from longview.suites.tempo.qc import check
+
+DOMAINS = {"research", "travel", "living", "food", "career", "business", "education", "finance", "shopping", "health"}
+
+
+def test_builtin_is_the_seed_0_generation(builtin):
+    assert [s.model_dump() for s in sorted(generate(0), key=lambda s: s.id)] == \
+           [s.model_dump() for s in sorted(builtin.scenarios, key=lambda s: s.id)]
+
+
+def test_builtin_covers_the_paper_shape(builtin):
+    assert {s.domain for s in builtin.scenarios} == DOMAINS
+    for s in builtin.scenarios:
+        assert 7 <= s.days <= 10 and 10 <= len(s.tasks) <= 19
+        assert any(t.kind == "noop" for t in s.tasks)
+        assert any(not e.when.empty() for e in s.events)
+    assert len(builtin.unit_ids()) == 30
+
+
+@pytest.mark.parametrize("sid", ["research-deadline", "food-mealplan"])
+def test_qc_passes(builtin, sid):
+    assert check(builtin.by_id[sid]) == []
+
+
+def test_qc_catches_a_broken_scenario(builtin):
+    sc = builtin.by_id["food-mealplan"].model_copy(deep=True)
+    sc.tasks[0].exclude.append(sc.tasks[0].keys[0])  # a constraint the oracle's own output violates
+    sc.events[0].at = sc.events[0].at.replace(hour=3)  # the user writes at 03:xx while asleep
+    sc.tasks[0].evidence.append("FORM-2")  # a record that only appears on day 6
+    problems = check(sc)
+    assert any("evidence FORM-2 does not exist when the task starts" in p for p in problems)
+    assert any("constraints" in p for p in problems)
+    assert any("writes while asleep" in p for p in problems)
+
+
+def test_bad_file_names_file_record_and_field(tmp_path):
+    raw = json.loads(next(builtin_dir().glob("*.json")).read_text())
+    raw["tasks"][0]["depth"]["reviewer"] = "maybe"
+    (tmp_path / "bad.json").write_text(json.dumps(raw))
+    with pytest.raises(DataError) as e:
+        load(str(tmp_path))
+    assert e.value.file.endswith("bad.json") and e.value.record == raw["id"]
+    assert e.value.field == "tasks.0.depth.reviewer"
+
+
+def test_format_rejects_dangling_references(builtin):
+    raw = builtin.scenarios[0].model_dump()
+    raw["tasks"][0]["evidence"] = ["NOPE-1"]
+    with pytest.raises(ValueError, match="unknown evidence record"):
+        Scenario.model_validate(raw)
+
+
+def test_stated_policy_names_each_class_under_its_stated_depth(builtin):
+    from longview.suites.tempo.build import _SAY, CLASSES
+
+    for sc in builtin.scenarios:
+        for p in sc.personas:
+            sections = {d: p.policy.split(_SAY[d] + ": ", 1)[1].split(".", 1)[0] for d in _SAY if _SAY[d] in p.policy}
+            for t in sc.tasks:
+                if t.id in CLASSES and t.stated_depth(p.id) != "noop":
+                    assert CLASSES[t.id] in sections[t.stated_depth(p.id)], (sc.id, p.id, t.id)
