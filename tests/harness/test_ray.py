@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 ray = pytest.importorskip("ray", reason="Ray is not installed; pip install 'longview[ray]' to test --executor ray")
+pytestmark = pytest.mark.ray
 
 from longview.harness import registry  # noqa: E402
 from longview.harness import run as harness  # noqa: E402
