@@ -10,8 +10,9 @@ resume rules, concurrency bound and numbers.
   temporary folder and returns the files with the result. Either way the driver alone writes the
   completion marker, after the traces are in place, so markers, the config hash and ``--resume``
   behave exactly as locally.
-- **Failures.** A worker that dies mid-cell leaves no marker; Ray restarts the actor and the driver
-  sends the cell again (a fresh folder; its session slots are released first), up to
+- **Failures.** A worker that dies mid-cell leaves no marker; Ray restarts the actor, and once it
+  runs again in a new process (an unreachable one is killed first, so attempts never overlap) the
+  driver frees the attempt's session slots and sends the cell again (a fresh folder), up to
   ``cell_attempts`` times. A cell's result is accepted once, so nothing is counted twice. An error
   raised by the suite itself is not retried: it stops the run, as locally.
 - **Bound.** Sessions in flight are bounded across the cluster by one limiter actor that every
@@ -48,8 +49,6 @@ if TYPE_CHECKING:
 
 WORKER_DIED = (RayActorError, WorkerCrashedError)
 PROBE = ".ray-probe-"
-
-
 SESSION = "session"
 # The cell attempt the current task works for (reached through this module: Ray pickles actor
 # classes by value, and a ContextVar cannot be pickled).
