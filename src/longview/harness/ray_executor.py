@@ -223,15 +223,16 @@ class RayExecutor(Executor):
         token = uuid.uuid4().hex
         limiter = f"longview-limiter-{token}"
         limits = {SESSION: p.cfg.max_concurrency, **{f"provider:{k}": v for k, v in p.cfg.provider_limits.items()}}
-        self.limiter = Limiter.options(name=limiter, num_cpus=0, max_concurrency=100_000).remote(limits)
+        self.limiter = Limiter.options(  # type: ignore[attr-defined]
+            name=limiter, num_cpus=0, max_concurrency=100_000).remote(limits)
         root = store.root.resolve()
         probe = f"{PROBE}{token}"
         (root / probe).write_text(probe)
         try:
             self.workers = [
-                CellWorker.options(num_cpus=1, max_restarts=-1, max_task_retries=0,
-                                   max_concurrency=p.cfg.max_concurrency + 8).remote(
-                    p.cfg.model_dump_json(), os.getcwd(), str(root), probe, p.dataset.sha256, limiter)
+                CellWorker.options(  # type: ignore[attr-defined]
+                    num_cpus=1, max_restarts=-1, max_task_retries=0, max_concurrency=p.cfg.max_concurrency + 8,
+                ).remote(p.cfg.model_dump_json(), os.getcwd(), str(root), probe, p.dataset.sha256, limiter)
                 for _ in range(n)
             ]
             infos = ray.get([w.info.remote() for w in self.workers])
