@@ -47,8 +47,8 @@ def test_unrelated_token_never_changes_data(episodes, tmp_path, monkeypatch):
     """FOO_TOKEN=test is not a key longview reads: session ids ending in '_test' stay intact."""
     monkeypatch.setenv("FOO_TOKEN", "test")
     monkeypatch.setenv("GITHUB_TOKEN", "communication")  # a word that appears in session ids
-    opts = atr.RunOptions(dataset=str(episodes), agents=["ref:asker"], out=tmp_path / "run", personas=1, max_turns=4)
-    store, sc = atr.run(opts)
+    cfg = RunConfig(suite="atr", dataset=str(episodes), agents=["ref:asker"], out=tmp_path / "run", units=1, max_turns=4)
+    harness.run(cfg)
     files = [p for p in (tmp_path / "run").rglob("*") if p.is_file()]
     text = "".join(p.read_text() for p in files)
     assert "***" not in text
