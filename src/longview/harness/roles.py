@@ -74,10 +74,12 @@ class Roles:
         max_attempts: int = 6,
         retry_base_delay: float = 1.0,
         seed: int = 0,
+        request_timeout: float | None = None,
     ) -> None:
         self.models = {k: v for k, v in models.items() if v}
         self._params = params or {}
         self.api_base = api_base
+        self.request_timeout = request_timeout
         self.seed = seed
         self.ledger = UsageLedger()
         self.cache = None if no_cache else ResponseCache(cache_dir or default_cache_dir())
@@ -87,7 +89,7 @@ class Roles:
     def validate(self, agent_models: Iterable[str] = ()) -> None:
         """Fail fast, before a run directory exists, on an unknown provider, a missing key or endpoint."""
         for model in [*agent_models, *self.models.values()]:
-            make_provider_client(model, api_base=self.api_base)
+            make_provider_client(model, api_base=self.api_base, request_timeout=self.request_timeout)
 
     def model(self, role: str) -> str | None:
         return self.models.get(role)
@@ -102,7 +104,7 @@ class Roles:
             # Scripted mock replies are already deterministic; caching them would only make tests stateful.
             cache = None if model.startswith("mock/") else self.cache
             self._clients[key] = make_client(model, api_base=self.api_base, cache=cache, retry=self.retry,
-                                             ledger=self.ledger, role=role)
+                                             ledger=self.ledger, role=role, request_timeout=self.request_timeout)
         return self._clients[key]
 
     async def aclose(self) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,7 +99,7 @@ def roles_of(suite: Suite, cfg: RunConfig) -> Roles:
             raise ConfigError(f"--param: suite '{suite.name}' has no role '{role}'; roles: agent, {', '.join(sorted(known))}")
     return Roles(cfg.role_models, cfg.role_params, api_base=cfg.api_base, no_cache=cfg.no_cache,
                  cache_dir=cfg.cache_dir, max_attempts=cfg.max_attempts, retry_base_delay=cfg.retry_base_delay,
-                 seed=cfg.seed)
+                 seed=cfg.seed, request_timeout=cfg.request_timeout)
 
 
 @dataclass
@@ -145,6 +146,8 @@ def prepare(cfg: RunConfig, *, dry_run: bool = False) -> Prepared:
         "options": options.model_dump(mode="json"),
         "package_version": __version__,
     }
+    if cfg.api_base:  # another server may answer differently: a different run (absent = provider default)
+        config["api_base"] = cfg.api_base.rstrip("/")
     manifest = Manifest(
         suite=suite.name,
         dataset=DatasetInfo(name=dataset.name, sha256=dataset.sha256, personas=len({c.unit for c in cells})),
@@ -152,6 +155,7 @@ def prepare(cfg: RunConfig, *, dry_run: bool = False) -> Prepared:
         config_hash=config_hash(config),
         components={**names, "agents": ", ".join(sorted({c.agent for c in cells}))},
         prompts=prompts,
+        api_base=cfg.api_base,
     )
     return Prepared(suite, cfg, options, dataset, cells, roles, components, manifest)
 
@@ -182,7 +186,7 @@ async def _run_cells(
             folder = store.start_cell(cell.key)
             ctx = CellContext(cell=cell, dataset=p.dataset, options=p.options, agent=make_agent(p, cell),
                               components=p.components, roles=p.roles, folder=folder, seed=p.cfg.seed,
-                              max_turns=p.cfg.max_turns, slots=slots, on_session=on_session)
+                              max_turns=p.cfg.max_turns, slots=slots, on_session=on_session, store=store)
             try:
                 result: BaseModel = await p.suite.run_cell(ctx)
             except CellAborted as e:
@@ -210,7 +214,8 @@ def run(
     # The default folder is named by the config hash, so finding it means the same run: continue it.
     store = RunStore(cfg.out or default_out(p.manifest))
     store.open(p.manifest, resume=cfg.resume or cfg.out is None, force=cfg.force)
-    previous_usage = store.previous_usage
+    previous_usage = store.previous_usage  # from the usage journal: killed invocations count too
+    p.roles.ledger.journal = store.journal_usage
     sessions = {c: p.suite.sessions(c, p.dataset, p.options) for c in p.cells}
     # Longest cells first: the sweep's tail is then made of short cells.
     todo = sorted((c for c in p.cells if not store.is_done(c.key)), key=lambda c: -sessions[c])
@@ -238,11 +243,63 @@ def score(store: RunStore, suite: Suite | None = None, dataset: Dataset | None =
             f"{manifest.dataset.sha256[:12]} -> {dataset.sha256[:12]})"
         )
     sc = suite.score(store.results(), dataset, options, manifest.config.get("seed", 0))
-    store.write_json("scorecard.json", scorecard_json(sc, manifest, suite))
+    store.write_json("scorecard.json", scorecard_json(sc, manifest, suite, outcome(store)))
     return sc
 
 
-def scorecard_json(sc: Any, manifest: Manifest, suite: Suite | None = None) -> dict:
+@dataclass
+class Outcome:
+    """How complete a run folder is: planned cells, finished ones, aborts and damage found."""
+
+    planned: int
+    finished: int
+    aborted: list[tuple[str, str]]  # (cell, reason)
+    notes: dict[str, str]  # damaged files -> what was done about them
+
+    @property
+    def partial(self) -> bool:
+        return self.finished < self.planned
+
+
+def outcome(store: RunStore) -> Outcome:
+    """Compare the manifest's planned cells with the completion markers on disk."""
+    manifest = store.manifest()
+    keys = manifest.config.get("cells") or []
+    finished, aborted = 0, []
+    for key in keys if isinstance(keys, list) else []:
+        if not isinstance(key, str) or not store.is_done(key):
+            continue
+        finished += 1
+        try:
+            data = json.loads((store.cell_dir(key) / "result.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if data.get("status") == "aborted":
+            aborted.append((key, str(data.get("abort_reason") or "no reason recorded")))
+    return Outcome(planned=len(keys) if isinstance(keys, list) else 0, finished=finished, aborted=aborted,
+                   notes=dict(store.notes))
+
+
+def check_json_path(path: Path, run_dir: Path | None = None) -> None:
+    """``--json PATH`` is writable as a file, and not inside the run folder: checked before
+    anything is written, so a bad path costs nothing."""
+    if path.exists() and not path.is_file():
+        raise ConfigError(f"--json {path}: is a folder (or not a regular file); expected a file path")
+    parent = path.parent
+    if not parent.is_dir():
+        raise ConfigError(f"--json {path}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise ConfigError(f"--json {path}: folder {parent} is not writable")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise ConfigError(f"--json {path}: file is not writable")
+    if run_dir is not None:
+        real, root = path.resolve(), run_dir.resolve()
+        if real == root or real.is_relative_to(root):
+            raise ConfigError(f"--json {path}: inside the run folder {run_dir}, which holds only what longview "
+                              "writes there (it has scorecard.json already); choose a path outside it")
+
+
+def scorecard_json(sc: Any, manifest: Manifest, suite: Suite | None = None, done: Outcome | None = None) -> dict:
     """The suite's scorecard in the common shape, plus what makes it comparable: versions, config
     hash, seed, components, prompt hashes."""
     data = sc.to_json_dict()
@@ -265,8 +322,12 @@ def scorecard_json(sc: Any, manifest: Manifest, suite: Suite | None = None) -> d
         "components": manifest.components,
         "prompts_sha256": config_hash(manifest.prompts),
     }
+    if done is not None:  # a partial or aborted run says so in its scorecard, not only on screen
+        data["run"]["cells"] = {"planned": done.planned, "finished": done.finished, "aborted": len(done.aborted),
+                                "partial": done.partial}
     return data
 
 
-def write_json(sc: Any, path: Path, manifest: Manifest, suite: Suite | None = None) -> None:
-    atomic_write(path, json.dumps(scorecard_json(sc, manifest, suite), indent=2))
+def write_json(sc: Any, path: Path, manifest: Manifest, suite: Suite | None = None,
+               done: Outcome | None = None) -> None:
+    atomic_write(path, json.dumps(scorecard_json(sc, manifest, suite, done), indent=2), make_parents=False)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -116,6 +117,12 @@ class Suite(ABC):
 
     def commands(self) -> typer.Typer | None:
         """Extra commands under ``longview SUITE ...`` (generate, calibrate, inspect)."""
+        return None
+
+    def sample_dataset(self, folder: Path) -> str | None:
+        """Write a small valid dataset (a few files, one or two units) into ``folder`` and return its
+        ``--dataset`` spec. The fuzz suite (tests/fuzz) damages these files one at a time and
+        checks every failure is one clean message; None opts the suite out of dataset fuzzing."""
         return None
 
     def estimate(self, cells: list[Cell], dataset: Dataset, roles: Roles, options: BaseModel) -> dict[str, tuple[int, int]]:

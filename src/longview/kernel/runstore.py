@@ -90,6 +90,7 @@ class Manifest(BaseModel):
     components: dict[str, str] = Field(default_factory=dict, description="Which implementation ran each role.")
     prompts: dict[str, str] = Field(default_factory=dict, description="Prompt file -> sha256.")
     usage: dict[str, Any] = Field(default_factory=dict, description="Token/cost accounting per role.")
+    api_base: str | None = Field(default=None, description="Endpoint every model role used (None: provider defaults).")
 
 
 def atomic_write(path: Path, text: str, *, make_parents: bool = True) -> None:
@@ -190,6 +191,11 @@ class RunStore:
                                          f"{e.expected}; the run cannot be resumed — pass --force to start it over") from None
                 old = None
             if old is not None and resume and old.config_hash == manifest.config_hash:
+                links = [n for n in self._foreign() if n not in entries or n == CELLS or (root / n).is_symlink()]
+                if links:
+                    raise RunFolderError(str(root / links[0]), "<run folder>", links[0],
+                                         "a file or folder longview wrote (found a symbolic link or foreign "
+                                         "entry inside its cells); the run folder was tampered with")
                 manifest.created = old.created
                 self.previous_usage = self.recovered_usage(fallback=old.usage)
             elif old is not None and resume and not force:
@@ -322,7 +328,7 @@ class RunStore:
             return False
         problem = self._marker_problem(marker)
         if problem:
-            self.notes[d.name] = f"{problem}; the cell is run again"
+            self.notes[d.name] = f"{problem}; the cell counts as unfinished (a --resume runs it again)"
             return False
         return True
 
