@@ -193,7 +193,7 @@ def test_damaged_marker_is_not_done_and_is_noted(tmp_path, marker):
     again = RunStore(root, result_model=Result)
     again.open(manifest(), resume=True, force=False)
     assert again.is_done("good") and not again.is_done("bad")
-    assert "run again" in again.notes[again.cell_dir("bad").name]
+    assert "runs it again" in again.notes[again.cell_dir("bad").name]
     assert len(again.results()) == 1
     again.start_cell("bad")  # the resume redoes it from scratch
     again.finish_cell("bad", Result(status="complete"))
