@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from pydantic import ValidationError
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -169,7 +170,11 @@ def _run(suite: Any, kw: dict[str, Any]) -> None:
         prepared = harness.prepare(cfg, dry_run=kw["dry_run"])
     except LongviewError as e:
         fail(e)
-    except ValueError as e:  # pydantic validation of option values
+    except ValidationError as e:  # option values: name the flag, not the model
+        first = e.errors()[0]
+        flag = "--" + ".".join(str(x) for x in first["loc"]).replace("_", "-") if first["loc"] else "option"
+        fail(LongviewError(f"{flag}: {first['msg']} (got {first.get('input')!r:.80})"))
+    except ValueError as e:
         fail(LongviewError(" ".join(str(e).split())))
     if kw["dry_run"]:
         est = suite.estimate(prepared.cells, prepared.dataset, prepared.roles, prepared.options)

@@ -157,7 +157,7 @@ class RunStore:
         """``path`` if it resolves (symlinks followed) to a location inside the run folder."""
         real, root = path.resolve(), self._real_root()
         if real != root and not real.is_relative_to(root):
-            raise ConfigError(f"{self.root}: refusing to write {path} (it leads outside the run folder, to {real})")
+            raise ConfigError(f"{self.root}: refusing to use {path}: it leads outside the run folder (to {real})")
         return path
 
     def cell_dir(self, cell: str) -> Path:
@@ -191,7 +191,10 @@ class RunStore:
                                          f"{e.expected}; the run cannot be resumed — pass --force to start it over") from None
                 old = None
             if old is not None and resume and old.config_hash == manifest.config_hash:
-                links = [n for n in self._foreign() if n not in entries or n == CELLS or (root / n).is_symlink()]
+                # A resume keeps user files beside the run, but not links, nor longview's own names
+                # replaced by something else (a folder called scorecard.json, a file called cells).
+                links = [n for n in self._foreign()
+                         if n not in entries or n.rstrip("/") in OWNED or (root / n).is_symlink()]
                 if links:
                     raise RunFolderError(str(root / links[0]), "<run folder>", links[0],
                                          "a file or folder longview wrote (found a symbolic link or foreign "
