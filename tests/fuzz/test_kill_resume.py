@@ -38,6 +38,7 @@ class SlowServer:
 
     def __init__(self, delay: float = 0.04) -> None:
         self.answered = 0
+        self.down = False  # answer 503 to everything
         lock = threading.Lock()
         outer = self
 
@@ -47,6 +48,12 @@ class SlowServer:
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if outer.down:
+                    self.send_response(503)
+                    self.send_header("Content-Length", "2")
+                    self.end_headers()
+                    self.wfile.write(b"{}")
+                    return
                 time.sleep(delay)
                 data = json.dumps(_completion([t["function"]["name"] for t in body.get("tools", [])])).encode()
                 try:

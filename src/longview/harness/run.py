@@ -22,7 +22,8 @@ from longview.harness.options import RunConfig
 from longview.harness.roles import AGENT, Roles
 from longview.harness.cell import Cell, CellResult, Dataset
 from longview.harness.suite import Suite
-from longview.kernel.errors import CellAborted, ConfigError
+from longview.kernel.errors import CellAborted, ConfigError, DataError, printable
+from longview.kernel.ids import id_problem
 from longview.kernel.models.client import split_model
 from longview.kernel.models.usage import add_summaries
 from longview.kernel.runstore import DatasetInfo, Manifest, RunStore, atomic_write, config_hash
@@ -102,6 +103,19 @@ def roles_of(suite: Suite, cfg: RunConfig) -> Roles:
                  seed=cfg.seed, request_timeout=cfg.request_timeout)
 
 
+def check_units(dataset: Dataset) -> None:
+    """Unit ids name cell folders: whatever a suite's loader checked, each must be a safe, unique id
+    (the same guarantee for every suite on the harness)."""
+    seen: set[str] = set()
+    for u in dataset.unit_ids():
+        problem = id_problem(u)
+        if problem:
+            raise DataError(str(dataset.name), f"unit {printable(u, 60)}", "unit id", f"{problem}")
+        if u in seen:
+            raise DataError(str(dataset.name), f"unit {u}", "unit id", "unique unit ids (duplicate)")
+        seen.add(u)
+
+
 @dataclass
 class Prepared:
     """A validated run, before anything is written."""
@@ -122,6 +136,7 @@ def prepare(cfg: RunConfig, *, dry_run: bool = False) -> Prepared:
     suite = registry.load(cfg.suite)
     options = suite_options(suite, cfg.suite_options)
     dataset = suite.load_dataset(cfg.dataset, options)
+    check_units(dataset)
     cells = plan(suite, cfg, dataset)
     roles = roles_of(suite, cfg)
     if dry_run:
@@ -218,7 +233,9 @@ def run(
     p.roles.ledger.journal = store.journal_usage
     sessions = {c: p.suite.sessions(c, p.dataset, p.options) for c in p.cells}
     # Longest cells first: the sweep's tail is then made of short cells.
-    todo = sorted((c for c in p.cells if not store.is_done(c.key)), key=lambda c: -sessions[c])
+    # Aborted cells are not results: a resume tries them again (after an outage, say).
+    retry = {key for key, _ in outcome(store).aborted}
+    todo = sorted((c for c in p.cells if c.key in retry or not store.is_done(c.key)), key=lambda c: -sessions[c])
     on_start(len(todo), sum(sessions[c] for c in todo))
     try:
         asyncio.run(_run_cells(p, store, todo, on_session, on_cell))
