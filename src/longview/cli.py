@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import click
-from pydantic import ValidationError
 import typer
+from pydantic import ValidationError
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text

@@ -22,8 +22,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from conftest import ESCAPE, SUITES, assert_clean_failure, assert_no_traceback, invoke, reference_agent, sample, snapshot
+from conftest import (
+    ESCAPE,
+    SUITES,
+    assert_clean_failure,
+    assert_no_traceback,
+    invoke,
+    reference_agent,
+    sample,
+    snapshot,
+)
 
 Mutation = Callable[[bytes], bytes]
 ID_KEY = re.compile(r"(^|_)id$")

@@ -9,7 +9,6 @@ import socket
 from types import SimpleNamespace
 
 import pytest
-
 from conftest import SUITES, invoke, sample
 
 from longview.harness.run import check_units

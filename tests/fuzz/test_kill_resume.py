@@ -12,10 +12,8 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
-
 from conftest import SUITES, invoke, sample
 
 CONCURRENCY = 2

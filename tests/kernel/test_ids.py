@@ -37,7 +37,7 @@ def test_path_component_is_safe_and_injective():
     texts = GOOD_IDS + ["P01", "p 01", "p_01", "p01+abc", "CON", "con", ".hidden", "-", "a/b", "a_b",
                         "ref:passive__atr__p01", "openai/gpt-4o__atr__p01__t1", "x" * 500, "x" * 501]
     names = [path_component(t) for t in texts]
-    for t, n in zip(texts, names):
+    for n in names:
         assert "/" not in n and "\\" not in n and n not in (".", "..") and not n.startswith(".")
         assert len(n.encode()) <= 120, n
         assert id_problem(n) is None

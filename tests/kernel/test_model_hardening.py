@@ -6,11 +6,10 @@ from __future__ import annotations
 import time
 
 import pytest
+from test_retry_server import COMPLETION, MESSAGES, Reply, fast_retry, scripted_server
 
 from longview.kernel.errors import ConfigError
 from longview.kernel.models import GenParams, ModelCallFailed, ResponseCache, UsageLedger, make_client
-
-from test_retry_server import COMPLETION, MESSAGES, Reply, fast_retry, scripted_server
 
 
 async def test_silent_server_times_out_and_attempts_are_counted():

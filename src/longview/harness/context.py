@@ -13,8 +13,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from longview.harness.roles import Roles
 from longview.harness.cell import Cell, Dataset
+from longview.harness.roles import Roles
 from longview.kernel.agent import Agent
 from longview.kernel.clock import SimClock
 from longview.kernel.errors import ConfigError

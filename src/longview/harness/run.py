@@ -17,10 +17,10 @@ from pydantic import BaseModel, Field, ValidationError
 
 from longview import __version__
 from longview.harness import registry
+from longview.harness.cell import Cell, CellResult, Dataset
 from longview.harness.context import CellContext
 from longview.harness.options import RunConfig
 from longview.harness.roles import AGENT, Roles
-from longview.harness.cell import Cell, CellResult, Dataset
 from longview.harness.suite import Suite
 from longview.kernel.errors import CellAborted, ConfigError, DataError, printable
 from longview.kernel.ids import id_problem
@@ -42,7 +42,12 @@ class AbortedCell(CellResult):
 
 
 def suite_options(suite: Suite, raw: dict[str, Any]) -> BaseModel:
-    """The suite's typed options from ``-S key=value`` pairs (values already JSON-decoded)."""
+    """The suite's typed options from ``-S key=value`` pairs (values already JSON-decoded); an
+    unknown key is an error for every suite (a typo must not be silently ignored)."""
+    unknown = sorted(set(raw) - set(suite.Options.model_fields))
+    if unknown:
+        raise ConfigError(f"-S {unknown[0]}: not an option of suite '{suite.name}' (its options: "
+                          f"{', '.join(suite.Options.model_fields) or 'none'})")
     try:
         return suite.Options.model_validate(raw)
     except ValidationError as e:

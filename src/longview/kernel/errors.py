@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+
 def printable(text: object, limit: int = 160) -> str:
     """``text`` safe to print on one terminal line: control characters and lone surrogates
     escaped (a hostile id must not drive the terminal), cut at ``limit`` characters."""
@@ -25,7 +26,7 @@ class DataError(LongviewError):
         )
 
     @classmethod
-    def from_error(cls, file: str, record: str, loc: list, err: dict) -> "DataError":
+    def from_error(cls, file: str, record: str, loc: list, err: dict) -> DataError:
         """Build from one pydantic error dict, rendering ``loc`` as a dotted field path."""
         field = ".".join(str(x) for x in loc) or "<root>"
         got = "" if err["type"] == "missing" else f" (got {str(err.get('input'))[:80]!r})"

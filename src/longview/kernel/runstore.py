@@ -31,7 +31,7 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +81,7 @@ class Manifest(BaseModel):
     package_version: str = Field(default=__version__, description="longview version.")
     git_commit: str | None = Field(default_factory=git_commit, description="Source commit, if known.")
     created: str = Field(
-        default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"),
         description="UTC creation time of the run directory (wall clock; never used inside episodes).",
     )
     dataset: DatasetInfo = Field(description="Dataset identity.")
@@ -351,7 +351,7 @@ class RunStore:
     def results(self) -> list[str]:
         """JSON text of every finished cell's result, in cell-folder order. Damaged markers are
         skipped and noted in :attr:`notes` (the cell counts as unfinished)."""
-        out = []
+        out: list[str] = []
         cells = self.root / CELLS
         if not cells.is_dir():
             return out

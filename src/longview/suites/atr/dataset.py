@@ -250,13 +250,14 @@ def _check_ids(ep: Episode, file: str) -> None:
     check_id(ep.episode_id, file, "<episode>", "episode_id")
     check_id(ep.persona_id, file, ep.episode_id, "persona_id")
     seen: set[str] = set()
-    for kind, sessions in (("learning_sessions", ep.learning_sessions), ("test_sessions", ep.test_sessions)):
-        for i, s in enumerate(sessions):
-            rec = f"{ep.episode_id}/{kind}[{i}]"
-            check_id(s.session_id, file, rec, "session_id")
-            if s.session_id in seen:
-                raise DataError(file, rec, "session_id", f"unique session ids (duplicate '{s.session_id}')")
-            seen.add(s.session_id)
+    ids = [("learning_sessions", i, s.session_id) for i, s in enumerate(ep.learning_sessions)]
+    ids += [("test_sessions", i, t.session_id) for i, t in enumerate(ep.test_sessions)]
+    for kind, i, sid in ids:
+        rec = f"{ep.episode_id}/{kind}[{i}]"
+        check_id(sid, file, rec, "session_id")
+        if sid in seen:
+            raise DataError(file, rec, "session_id", f"unique session ids (duplicate '{sid}')")
+        seen.add(sid)
     for i, s in enumerate(ep.learning_sessions):
         if not 0 <= s.day_offset <= MAX_DAY_OFFSET:
             raise DataError(file, f"{ep.episode_id}/learning_sessions[{i}] ({s.session_id})", "day_offset",
