@@ -23,7 +23,7 @@ from rich.text import Text
 from longview import __version__
 from longview.harness import registry
 from longview.harness.cli_util import console, err, fail
-from longview.kernel.errors import LongviewError, printable
+from longview.kernel.errors import LongviewError, printable, terminal_safe
 
 # name, click kwargs: the flags every `run SUITE` has.
 COMMON: list[tuple[list[str], dict[str, Any]]] = [
@@ -372,8 +372,12 @@ def trace(path: Path) -> None:
             events = read_trace(f)
         except (ValueError, UnicodeDecodeError) as e:
             fail(LongviewError(f"{f}: not a longview transcript ({' '.join(str(e).split())[:200]})"))
-        for line in render(events):
-            console.print(line, highlight=False, markup=False)
+        except RecursionError:
+            fail(LongviewError(f"{f}: not a longview transcript (JSON nested too deep)"))
+        except OSError as e:
+            fail(LongviewError(f"{f}: cannot read ({e.strerror or e})"))
+        for line in render(events):  # model and dataset text must not drive the terminal
+            console.print(terminal_safe(line), highlight=False, markup=False)
         console.print()
 
 

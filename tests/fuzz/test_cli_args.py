@@ -59,6 +59,8 @@ OTHER_CASES: dict[str, tuple[list[str], str | None]] = {
     "trace_missing": (["trace", "{tmp}/nonexistent.jsonl"], None),
     "trace_not_a_trace": (["trace", "{file}"], "not a longview transcript"),
     "trace_binary": (["trace", "{binary}"], "not a longview transcript"),
+    "trace_deep": (["trace", "{deep}"], "not a longview transcript"),
+    "trace_empty_dir": (["trace", "{dir}"], None),
     "run_unknown_suite": (["run", "no-such-suite"], "unknown suite"),
 }
 
@@ -76,12 +78,15 @@ def scene(tmp_path, monkeypatch):
     (tmp_path / "foreign").mkdir()
     (tmp_path / "foreign" / "thesis.tex").write_text("x")
     (tmp_path / "blob.jsonl").write_bytes(bytes(range(256)))
+    (tmp_path / "deep.jsonl").write_text('{"seq": 0, "session_id": "s", "type": "x", "data": {"a": '
+                                         + "[" * 100_000 + "]" * 100_000 + "}}\n")
     return tmp_path
 
 
 def _fill(args: list[str], tmp: Path, out: Path, run: Path | None = None) -> list[str]:
     subs = {"{file}": str(tmp / "user.txt"), "{dir}": str(tmp / "empty"), "{tmp}": str(tmp), "{out}": str(out),
-            "{foreign}": str(tmp / "foreign"), "{binary}": str(tmp / "blob.jsonl"), "{run}": str(run or out)}
+            "{foreign}": str(tmp / "foreign"), "{binary}": str(tmp / "blob.jsonl"), "{run}": str(run or out),
+            "{deep}": str(tmp / "deep.jsonl")}
     filled = []
     for a in args:
         for k, v in subs.items():
@@ -133,3 +138,35 @@ def test_the_fuzz_suite_is_broad():
              + sum(1 for s, _, _ in test_run_folders.cases() if s == suite)
              + len(RUN_CASES) + len(OTHER_CASES))
         assert n >= 100, (suite, n)
+
+
+def test_transcripts_cannot_drive_the_terminal(scene):
+    """Model or dataset text with control characters and lone surrogates is shown escaped."""
+    import json
+
+    ev = {"seq": 0, "session_id": "s", "type": "assistant_turn", "data": {"text": "\x1b[2Jboom HOLE"}}
+    (scene / "t.jsonl").write_text(json.dumps(ev).replace("HOLE", "\\ud800") + "\n")
+    r = invoke(["trace", scene / "t.jsonl"], scene)
+    assert r.code == 0 and r.result.exception is None, r.text[-2000:]
+    assert "\x1b" not in r.result.stdout and "\\x1b[2Jboom" in r.result.stdout and "\\ud800" in r.result.stdout
+
+
+ATR_COMMANDS = {
+    "generate_out_is_file": (["atr", "generate", "--out", "{file}", "--personas", "1"], "not a folder"),
+    "generate_out_under_file": (["atr", "generate", "--out", "{file}/x", "--personas", "1"], "cannot create"),
+    "generate_zero_personas": (["atr", "generate", "--out", "{tmp}/new", "--personas", "0"], "at least 1"),
+    "calibrate_set_deep": (["atr", "calibrate", "router", "--set", "{deep}"], "nested"),
+    "calibrate_set_binary": (["atr", "calibrate", "router", "--set", "{binary}"], "blob.jsonl"),
+    "calibrate_set_dir": (["atr", "calibrate", "router", "--set", "{dir}"], None),
+    "calibrate_unknown_role": (["atr", "calibrate", "judge"], "router or classifier"),
+}
+
+
+@pytest.mark.skipif("atr" not in SUITES, reason="atr is not installed")
+@pytest.mark.parametrize("case", ATR_COMMANDS)
+def test_bad_atr_command_arguments(case, scene):
+    args, needle = ATR_COMMANDS[case]
+    before = snapshot(scene)
+    r = invoke(_fill(args, scene, scene / "run"), scene)
+    assert_clean_failure(r, names=needle)
+    assert snapshot(scene) == before

@@ -12,6 +12,14 @@ def printable(text: object, limit: int = 160) -> str:
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
+def terminal_safe(text: object) -> str:
+    """Like :func:`printable` but keeps line breaks and tabs and does not cut: for transcripts,
+    whose text comes from models and datasets and must not drive the terminal."""
+    s = str(text)
+    s = "".join(ch if ch.isprintable() or ch in " \n\t" else repr(ch)[1:-1] for ch in s)
+    return s.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class LongviewError(Exception):
     """Base for errors that are the user's to fix (bad input, bad config)."""
 
