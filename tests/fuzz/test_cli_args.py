@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SUITES, assert_clean_failure, invoke, reference_agent, sample, snapshot
+from fuzzkit import SUITES, assert_clean_failure, invoke, reference_agent, sample, snapshot
 
 # Each case: extra `run` arguments (placeholders filled per test) and a text the message must hold.
 RUN_CASES: dict[str, tuple[list[str], str | None]] = {

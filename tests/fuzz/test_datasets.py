@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import (
+from fuzzkit import (
     ESCAPE,
     SUITES,
     assert_clean_failure,

@@ -9,7 +9,7 @@ import socket
 from types import SimpleNamespace
 
 import pytest
-from conftest import SUITES, invoke, sample
+from fuzzkit import SUITES, invoke, sample
 
 from longview.harness.run import check_units
 from longview.kernel.errors import DataError

@@ -14,7 +14,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from conftest import SUITES, invoke, sample
+from fuzzkit import SUITES, invoke, sample
 
 CONCURRENCY = 2
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import SUITES, assert_clean_failure, assert_no_traceback, invoke, reference_agent, sample, snapshot
+from fuzzkit import SUITES, assert_clean_failure, assert_no_traceback, invoke, reference_agent, sample, snapshot
 
 Damage = Callable[[Path, Path], None]  # (run folder, a folder outside it)
 
