@@ -181,7 +181,10 @@ class RunStore:
         root = self.root
         if root.exists() and not root.is_dir():
             raise ConfigError(f"{root}: exists and is not a folder; choose a folder for the run")
-        entries = sorted(p.name for p in root.iterdir()) if root.exists() else []
+        try:
+            entries = sorted(p.name for p in root.iterdir()) if root.exists() else []
+        except OSError as e:
+            raise ConfigError(f"{root}: cannot read the folder ({e.strerror or e})") from None
         if self.manifest_path.exists() or self.manifest_path.is_symlink():
             try:
                 old: Manifest | None = self._read_manifest()
@@ -295,7 +298,8 @@ class RunStore:
 
     def manifest(self) -> Manifest:
         if not self.root.is_dir():
-            raise ConfigError(f"{self.root}: not a run directory (no such folder)")
+            what = "not a folder" if self.root.exists() else "no such folder"
+            raise ConfigError(f"{self.root}: not a run directory ({what})")
         if not self.manifest_path.exists():
             raise ConfigError(f"{self.root}: not a run directory (no manifest.json)")
         return self._read_manifest()
