@@ -64,3 +64,17 @@ def test_resume_retries_aborted_cells(suite, tmp_path):
     assert r.code == 0, r.text[-2000:]
     card = json.loads((tmp_path / "run" / "scorecard.json").read_text())
     assert card["run"]["cells"]["aborted"] == 0 and not card["run"]["cells"]["partial"]
+
+
+@pytest.mark.parametrize("exc", [TypeError("can't compare offset-naive and offset-aware datetimes"),
+                                 RecursionError(), OverflowError("int too large"), KeyError("x")])
+def test_a_loader_that_misses_a_check_still_ends_in_a_data_error(exc):
+    from longview.harness.run import load_dataset
+
+    def boom(spec, options):
+        raise exc
+
+    suite = SimpleNamespace(name="s", load_dataset=boom)
+    with pytest.raises(DataError, match="loader") as e:
+        load_dataset(suite, "some/path", None)
+    assert str(e.value).startswith("some/path: record <dataset>")

@@ -22,7 +22,7 @@ from longview.harness.context import CellContext
 from longview.harness.options import RunConfig
 from longview.harness.roles import AGENT, Roles
 from longview.harness.suite import Suite
-from longview.kernel.errors import CellAborted, ConfigError, DataError, printable
+from longview.kernel.errors import CellAborted, ConfigError, DataError, LongviewError, printable
 from longview.kernel.ids import id_problem
 from longview.kernel.models.client import split_model
 from longview.kernel.models.usage import add_summaries
@@ -108,6 +108,27 @@ def roles_of(suite: Suite, cfg: RunConfig) -> Roles:
                  seed=cfg.seed, request_timeout=cfg.request_timeout)
 
 
+# What a loader that missed a check raises on hostile data (a pydantic validator comparing naive and
+# aware datetimes, a depth the parser cannot take, a number too large to convert...).
+_LOADER_SLIPS = (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError, OverflowError,
+                 UnicodeError)
+
+
+def load_dataset(suite: Suite, spec: str, options: BaseModel) -> Dataset:
+    """``suite.load_dataset`` with a safety net: whatever the suite's loader checks, bad data ends in
+    one DataError (exit 2, nothing written), never a traceback. The message says the loader let it
+    through, so the suite can add the check that names the field."""
+    try:
+        return suite.load_dataset(spec, options)
+    except LongviewError:
+        raise
+    except _LOADER_SLIPS as e:
+        detail = printable(" ".join(str(e).split()), 200)
+        raise DataError(spec, "<dataset>", "<content>",
+                        f"data the '{suite.name}' loader can read ({type(e).__name__}: {detail}; the loader "
+                        "did not name the field — please report it)") from None
+
+
 def check_units(dataset: Dataset) -> None:
     """Unit ids name cell folders: whatever a suite's loader checked, each must be a safe, unique id
     (the same guarantee for every suite on the harness)."""
@@ -140,7 +161,7 @@ def prepare(cfg: RunConfig, *, dry_run: bool = False) -> Prepared:
     checks model strings' providers only, so a plan can be priced before any key is set."""
     suite = registry.load(cfg.suite)
     options = suite_options(suite, cfg.suite_options)
-    dataset = suite.load_dataset(cfg.dataset, options)
+    dataset = load_dataset(suite, cfg.dataset, options)
     check_units(dataset)
     cells = plan(suite, cfg, dataset)
     roles = roles_of(suite, cfg)
@@ -258,7 +279,7 @@ def score(store: RunStore, suite: Suite | None = None, dataset: Dataset | None =
     if options is None:
         options = suite_options(suite, manifest.config.get("options", {}))
     if dataset is None:
-        dataset = suite.load_dataset(manifest.dataset.name, options)
+        dataset = load_dataset(suite, manifest.dataset.name, options)
     if dataset.sha256 != manifest.dataset.sha256:
         raise ConfigError(
             f"{store.root}: dataset '{manifest.dataset.name}' changed since the run (sha256 "
