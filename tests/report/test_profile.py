@@ -1,0 +1,91 @@
+"""`longview profile`: every registered suite on one model beside its reference agents, read as one
+profile line per suite; the headline arithmetic pinned on a hand-made scorecard."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from longview.cli import app
+from longview.harness import registry
+from longview.harness.suite import ProfileSpec
+from longview.kernel.models import register_script, unregister_script
+from longview.report.data import RunData
+from longview.report.hooks import profile_spec
+from longview.report.profile import headline
+
+
+class FakeSuite:
+    name = "madeup"
+    reference_agents = {"ref:floor": "plain", "ref:ceiling": "plain"}
+    model_variants = ("plain",)
+
+
+def fake_run(card: dict) -> RunData:
+    return RunData(path=Path("."), label="x", manifest={}, scorecard=card, suite=None, cells={}, sessions=[], texts={})
+
+
+def test_headline_sits_between_the_reference_floor_and_ceiling():
+    card = {"suite": "madeup", "metrics": {"helpfulness": {"description": "d", "kind": "judged"}},
+            "rows": [{"agent": "ref:floor", "variant": "plain", "metrics": {"helpfulness": 0.2}},
+                     {"agent": "ref:ceiling", "variant": "plain", "metrics": {"helpfulness": 0.8}},
+                     {"agent": "m/x", "variant": "plain", "metrics": {"helpfulness": 0.35},
+                      "ci95": {"helpfulness": [0.2, 0.5]}}]}
+    line = headline(fake_run(card), FakeSuite(), ProfileSpec(label="help", reading="helps"), "m/x")
+    assert line["metric"] == "helpfulness · plain" and line["value"] == 0.35
+    assert (line["floor"], line["ceiling"]) == (0.2, 0.8)
+    assert line["pos"] == pytest.approx(0.25)
+    assert (line["pos_lo"], line["pos_hi"]) == pytest.approx((0.0, 0.5))
+    assert line["reading"].startswith("helps — 0.35, 25% of the way")
+
+
+def test_lower_is_better_flips_floor_and_ceiling_and_aborts_are_said():
+    card = {"suite": "madeup", "metrics": {"latency": {"description": "d", "kind": "deterministic",
+                                                       "higher_is_better": False}},
+            "rows": [{"agent": "ref:floor", "variant": "plain", "metrics": {"latency": 9.0}},
+                     {"agent": "ref:ceiling", "variant": "plain", "metrics": {"latency": 1.0}},
+                     {"agent": "m/x", "variant": "plain", "metrics": {"latency": 3.0}}]}
+    line = headline(fake_run(card), FakeSuite(), ProfileSpec(), "m/x")
+    assert (line["floor"], line["ceiling"], line["pos"]) == (9.0, 1.0, 0.75)
+    card["rows"][2] = {"agent": "m/x", "variant": "plain", "metrics": {"latency": None}, "n_aborted": 2,
+                       "abort_reasons": {"u1": "HTTP 500 forever"}}
+    line = headline(fake_run(card), FakeSuite(), ProfileSpec(), "m/x")
+    assert "value" not in line and "2 cell(s) aborted: HTTP 500 forever" in line["reading"]
+
+
+def test_atr_declares_its_profile_through_the_hook():
+    spec = profile_spec(registry.load("atr"))
+    assert (spec.metric, spec.variant, spec.label) == ("tsacc", "default", "ask-to-remember")
+
+
+def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(app, ["profile", "--model", "openai/gpt-4o", "--quick", "--suite", "atr", "--dry-run"])
+    assert r.exit_code == 0, r.output
+    assert "Profile dry run" in r.output and "estimate · agent" in r.output
+    assert re.search(r"atr\s+│\s+21\s+│\s+3", r.output)  # 3 reference cells + 4 model variants, 3 units each
+    assert "~" in r.output.split("total")[-1] and not (tmp_path / "runs").exists()
+
+
+def test_profile_runs_the_suite_and_its_report_opens_on_the_profile(tmp_path: Path, asker_script, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LONGVIEW_CACHE_DIR", str(tmp_path / "cache"))
+    register_script("profile-asker", asker_script)
+    args = ["profile", "--model", "mock/profile-asker", "--suite", "atr", "--units", "1", "--max-turns", "6", "--out", "prof"]
+    try:
+        r = CliRunner().invoke(app, args)
+        assert r.exit_code == 0, r.output
+        assert "Proactivity profile · mock/profile-asker" in r.output and "ask-to-remember" in r.output
+        html = (tmp_path / "prof" / "profile.html").read_text()
+        assert html.index('<section id="profile">') < html.index('id="suite-atr"')
+        assert "tsacc · default" in html and "ref:passive · default" in html and "ref:oracle · oracle_target" in html
+        # Re-running continues the same run directory: nothing is redone, the report is rewritten.
+        markers = {p: p.stat().st_mtime_ns for p in (tmp_path / "prof" / "atr").glob("cells/*/result.json")}
+        r2 = CliRunner().invoke(app, args)
+        assert r2.exit_code == 0, r2.output
+        assert markers == {p: p.stat().st_mtime_ns for p in (tmp_path / "prof" / "atr").glob("cells/*/result.json")}
+    finally:
+        unregister_script("profile-asker")
