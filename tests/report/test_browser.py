@@ -109,17 +109,17 @@ def test_report_renders_and_navigates_offline(browser, atr_run: Path, generic_ru
     total = page.locator("#list tr.srow").count()
     assert total > 20
     page.fill("#q", sid)
-    page.wait_for_function("document.querySelectorAll('#list tr.srow').length < %d" % total)
+    page.wait_for_function(f"document.querySelectorAll('#list tr.srow').length < {total}")
     found = page.locator("#list tr.srow .sid").all_inner_texts()
     assert found and set(found) == {sid}  # the same session in every cell of that unit
     page.fill("#q", "")
     page.select_option("#f-outcome", "pass")
-    page.wait_for_function("document.querySelectorAll('#list tr.srow').length < %d" % total)
+    page.wait_for_function(f"document.querySelectorAll('#list tr.srow').length < {total}")
     n_pass = page.locator("#list tr.srow").count()
     assert n_pass > 0 and page.locator("#list tr.srow .badge.pass").count() == n_pass
     page.select_option("#f-outcome", "")
     page.select_option("#f-tool", label="send_to_user")
-    page.wait_for_function("document.querySelectorAll('#list tr.srow').length < %d" % total)
+    page.wait_for_function(f"document.querySelectorAll('#list tr.srow').length < {total}")
     page.locator("#list tr.srow").first.click()
     page.wait_for_selector("#transcript .msg.to-user")
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from longview.cli import app
 from longview.kernel.stats import cluster_bootstrap_ci, seed_from
-from longview.report.compare import paired_diff, pair_rows
+from longview.report.compare import pair_rows, paired_diff
 
 
 def row(agent, variant, units):

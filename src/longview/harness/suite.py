@@ -60,6 +60,7 @@ class SessionOutcome(BaseModel):
 
     outcome: Literal["pass", "fail"] | None = Field(default=None, description="None: the session is not scored alone.")
     labels: dict[str, str] = Field(default_factory=dict, description="Buckets it counts in (domain, check type...).")
+    reason: str = Field(default="", description="Why it passed or failed, in one line.")
 
 
 class Section(BaseModel):

@@ -5,14 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-
 from longview.report.compare import Comparison, compare
 from longview.report.data import RunData, load_run, unique_labels
 from longview.report.render import render
 
 
 def load_runs(paths: list[Path]) -> list[RunData]:
-    return [load_run(p, label) for p, label in zip(paths, unique_labels(paths))]
+    return [load_run(p, label) for p, label in zip(paths, unique_labels(paths), strict=True)]
 
 
 def auto_comparisons(runs: list[RunData], seed: int = 0) -> list[Comparison]:

@@ -40,6 +40,7 @@ class Session:
     stop: str
     outcome: str | None = None
     labels: dict[str, str] = field(default_factory=dict)
+    reason: str = ""
 
 
 @dataclass
@@ -206,6 +207,7 @@ def _outcomes(run: RunData) -> None:
         if o is not None:
             s.outcome = o.outcome
             s.labels = dict(o.labels)
+            s.reason = o.reason
 
 
 def load_run(path: Path, label: str | None = None, *, with_outcomes: bool = True) -> RunData:

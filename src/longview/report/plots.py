@@ -27,7 +27,8 @@ def bounds(points: list[dict[str, Any]], higher_is_better: bool = True) -> tuple
     return (lo, hi) if higher_is_better else (hi, lo)
 
 
-def forest(title: str, points: list[dict[str, Any]], *, higher_is_better: bool = True) -> dict[str, Any]:
+def forest(title: str, points: list[dict[str, Any]], *, higher_is_better: bool = True,
+           variants: list[str] | None = None) -> dict[str, Any]:
     """One metric: a point and its 95% interval per row (label), coloured by variant; the
     reference floor and ceiling as dashed rules."""
     data = [p for p in points if p.get("value") is not None]
@@ -41,24 +42,29 @@ def forest(title: str, points: list[dict[str, Any]], *, higher_is_better: bool =
     scale = {"domain": [0, 1]} if xs and min(xs) >= 0 and max(xs) <= 1 else {"zero": False, "nice": True}
     order = list(dict.fromkeys(p["label"] for p in data))
     y = {"field": "label", "type": "nominal", "sort": order, "title": None}
+    # One colour per variant across every plot of the suite.
+    color_scale = {"range": PALETTE} if not variants else {"domain": variants, "range": PALETTE[: len(variants)] or PALETTE}
     layers: list[dict[str, Any]] = [
         {"mark": {"type": "rule", "strokeWidth": 2},
          "encoding": {"y": y, "x": {"field": "lo", "type": "quantitative"}, "x2": {"field": "hi"},
-                      "color": {"field": "variant", "type": "nominal", "scale": {"range": PALETTE}}}},
+                      "color": {"field": "variant", "type": "nominal", "scale": color_scale, "title": "variant"}}},
         {"mark": {"type": "point", "filled": True, "size": 60},
          "encoding": {"y": y, "x": {"field": "value", "type": "quantitative", "title": title, "scale": scale},
-                      "color": {"field": "variant", "type": "nominal", "title": "variant"},
+                      "color": {"field": "variant", "type": "nominal", "title": "variant", "scale": color_scale},
                       "shape": {"field": "kind", "type": "nominal", "title": "agent",
                                 "scale": {"domain": ["reference", "model"], "range": ["square", "circle"]}},
                       "tooltip": [{"field": "label"}, {"field": "value", "format": ".3f"},
                                   {"field": "lo", "format": ".3f", "title": "95% lo"},
                                   {"field": "hi", "format": ".3f", "title": "95% hi"}, {"field": "n"}]}},
     ]
-    marks = [dict(x=b["value"], what=f"{name}: {b['agent']}") for name, b in (("floor", floor), ("ceiling", ceiling)) if b]
+    marks = [dict(x=b["value"], name=name, what=f"{name}: {b['agent']}") for name, b in (("floor", floor), ("ceiling", ceiling)) if b]
     if marks:
         layers.append({"data": {"values": marks}, "mark": {"type": "rule", "strokeDash": [4, 3], "color": "#888"},
                        "encoding": {"x": {"field": "x", "type": "quantitative"},
                                     "tooltip": [{"field": "what"}, {"field": "x", "format": ".3f"}]}})
+        layers.append({"data": {"values": marks}, "mark": {"type": "text", "fontSize": 9, "color": "#777", "dy": -4},
+                       "encoding": {"x": {"field": "x", "type": "quantitative"}, "y": {"value": 0},
+                                    "text": {"field": "name"}}})
     spec = _base(max(40, 22 * len(order)))
     spec.update({"title": {"text": title, "fontSize": 12}, "data": {"values": data}, "layer": layers})
     return spec

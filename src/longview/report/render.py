@@ -83,7 +83,7 @@ class Page:
                 ci = self.cell_index[(ri, s.cell)]
                 tools = [self.tools.setdefault(t, len(self.tools)) for t in s.tools]
                 self.sessions.append([ci, s.sid, s.phase, s.outcome, s.turns, s.end, tools, s.first, s.start, s.stop,
-                                      s.labels])
+                                      s.labels, s.reason])
             for name, texts in run.texts.items():
                 raw = json.dumps(texts, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
                 blob = gzip.compress(raw, compresslevel=6, mtime=0)
@@ -191,6 +191,9 @@ def suite_section(page: Page, suite: str, members: list[int], comparisons: list[
         out.append(f'<p class="note">Judged metrics: {esc(who)}; the others are computed deterministically from the records.</p>')
 
     # forest plots
+    declared = list(getattr(suite_obj, "variants", {}) or {})
+    seen = list(dict.fromkeys(row["variant"] for _, _, row in entries))
+    suite_variants = [v for v in declared if v in seen] + [v for v in seen if v not in declared]
     figs = []
     for k in names:
         pts = []
@@ -202,7 +205,7 @@ def suite_section(page: Page, suite: str, members: list[int], comparisons: list[
                         "n": row.get("n", row.get("n_personas", 0)), "ref": row["agent"].startswith("ref:")})
         if any(p["value"] is not None for p in pts):
             hib = metrics_info.get(k, {}).get("higher_is_better", True)
-            figs.append(page.plot(plots.forest(k, pts, higher_is_better=hib)))
+            figs.append(page.plot(plots.forest(k, pts, higher_is_better=hib, variants=suite_variants)))
     if figs:
         out.append('<h3>Metrics with 95% intervals</h3><p class="note">Squares are reference agents, circles models; '
                    'dashed rules mark the reference floor and ceiling of each metric.</p><div class="plots">'

@@ -97,7 +97,7 @@ def table4(scorecard: dict[str, Any]) -> Section:
     for v in LEARNING:
         present = [line for line in over if line[v] is not None]
 
-        def mean(key: str, rec: bool = False, lines_: list = present) -> float | None:
+        def mean(key: str, rec: bool = False, lines_: list = present, v: str = v) -> float | None:
             xs = [(ln[v].get("gap_rec") if rec else _m(ln[v], key)) for ln in lines_]
             xs = [x for x in xs if x is not None]
             return sum(xs) / len(xs) if xs else None
@@ -130,6 +130,6 @@ def session_outcomes(result: str, dataset: Any) -> dict[str, SessionOutcome]:
         return out
     metrics = score_cell(cell, dataset.episode(cell.persona_id), safe_fields)
     for v in metrics.verdicts:
-        out[v.session_id] = SessionOutcome(outcome="pass" if v.passed else "fail",
+        out[v.session_id] = SessionOutcome(outcome="pass" if v.passed else "fail", reason=v.reason,
                                            labels={"domain": v.domain, "check_type": v.check_type})
     return out

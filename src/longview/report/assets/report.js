@@ -7,7 +7,7 @@
   const $ = (sel, el) => (el || document).querySelector(sel);
   const $$ = (sel, el) => Array.from((el || document).querySelectorAll(sel));
   const esc = (s) => String(s == null ? "" : s).replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
-  const S = {cell: 0, sid: 1, phase: 2, outcome: 3, turns: 4, end: 5, tools: 6, first: 7, start: 8, stop: 9, labels: 10};
+  const S = {cell: 0, sid: 1, phase: 2, outcome: 3, turns: 4, end: 5, tools: 6, first: 7, start: 8, stop: 9, labels: 10, reason: 11};
   const C = {run: 0, name: 1, agent: 2, variant: 3, unit: 4, status: 5, reason: 6};
   const LIMIT = 300;
 
@@ -181,8 +181,9 @@
     const labels = s ? Object.entries(s[S.labels] || {}).map(([k, v]) => `${k}=${v}`).join(" · ") : "";
     const c = LV.cells[ci];
     const aborted = c[C.status] === "aborted" ? `<p class="bad">cell aborted: ${esc(c[C.reason])}</p>` : "";
+    const why = s && s[S.reason] ? `<p class="${s[S.outcome] === "fail" ? "bad" : "ok"}">${esc(s[S.outcome] || "")}: ${esc(s[S.reason])}</p>` : "";
     box.innerHTML = `<div class="thead"><h3>${esc(sid)} ${s ? badge(s[S.outcome]) : ""}</h3><p class="note">${esc(cellLabel(ci))}${labels ? " · " + esc(labels) : ""}` +
-      `${s && s[S.start] ? " · simulated " + esc(s[S.start].replace("T", " ")) + " → " + esc(s[S.stop].slice(11, 16)) : ""}</p>${aborted}</div>` + renderEvents(events);
+      `${s && s[S.start] ? " · simulated " + esc(s[S.start].replace("T", " ")) + " → " + esc(s[S.stop].slice(11, 16)) : ""}</p>${why}${aborted}</div>` + renderEvents(events);
     box.dataset.sid = sid;
     $$(".srow").forEach((r) => r.classList.toggle("sel", LV.sessions[+r.dataset.i][S.sid] === sid && LV.sessions[+r.dataset.i][S.cell] === ci));
   }
