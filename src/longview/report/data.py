@@ -149,7 +149,9 @@ def _index(cell: CellInfo, sid: str, text: str) -> Session:
                 end="", tools=[], first="", start="", stop="")
     tools: dict[str, None] = {}
     for line in text.splitlines():
-        if not line.strip():
+        # Tool results are most of a transcript's bytes and add nothing the assistant turn (which
+        # names its calls) does not: skip parsing them.
+        if not line.strip() or '"type":"tool_call"' in line:
             continue
         try:
             e = json.loads(line)
@@ -165,8 +167,6 @@ def _index(cell: CellInfo, sid: str, text: str) -> Session:
             s.phase = str(d.get("phase") or "")
         elif t in ("user_message", "activation") and not s.first:
             s.first = str(d.get("text") or "")[:200]
-        elif t == "tool_call":
-            tools[str(d.get("name"))] = None
         elif t == "assistant_turn":
             s.turns += 1
             for c in d.get("tool_calls") or []:
