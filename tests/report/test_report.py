@@ -6,6 +6,7 @@ import base64
 import gzip
 import json
 import re
+import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -108,3 +109,17 @@ def test_two_runs_of_one_suite_are_shown_side_by_side_and_compared(atr_run: Path
 def test_bad_run_directory_is_one_clear_error(tmp_path: Path):
     r = CliRunner().invoke(app, ["report", str(tmp_path), "-o", str(tmp_path / "x.html")])
     assert r.exit_code == 2 and "manifest.json" in r.output and not (tmp_path / "x.html").exists()
+
+
+def test_a_run_without_a_scorecard_is_scored_in_memory(atr_run: Path, tmp_path: Path):
+    partial = tmp_path / "partial"
+    shutil.copytree(atr_run, partial)
+    (partial / "scorecard.json").unlink()
+    for marker in sorted(partial.glob("cells/ref_asker__*/result.json")):
+        marker.unlink()  # an interrupted run: these cells never finished
+    run = load_run(partial)
+    assert not (partial / "scorecard.json").exists()  # nothing written into the run directory
+    assert {r["agent"] for r in run.rows()} == {"ref:passive", "ref:oracle", "mock/report-asker"}
+    assert any(c.status == "unfinished" for c in run.cells.values())
+    html = write_report([run], tmp_path / "p.html").read_text()
+    assert "have not finished" in html
