@@ -215,7 +215,8 @@ def suite_section(page: Page, suite: str, members: list[int], comparisons: list[
     extra_sections = report_sections(suite_obj, sc0) if len(runs) == 1 else report_sections(
         suite_obj, {**sc0, "rows": [row for _, _, row in entries]})
     for s in extra_sections:
-        rows = [[fnum(c, 1) if isinstance(c, float) else esc(NA if c is None else c) for c in r] for r in s.rows]
+        # Numbers as the suite rounded them (a paper prints 33.8 and 0.19 side by side).
+        rows = [[esc(round(c, 4)) if isinstance(c, float) else esc(NA if c is None else c) for c in r] for r in s.rows]
         block = f'<h3>{esc(s.title)}</h3><p class="note">{esc(s.note)}</p>'
         if s.columns:
             block += table(s.columns, rows, "paper")
