@@ -457,6 +457,8 @@ def render(runs: list[RunData], *, title: str = "longview report", comparisons: 
         suites.setdefault(r.suite_name, []).append(i)
     nav = [('<a href="#profile">Profile</a>' if profile else "")]
     nav += [f'<a href="#suite-{esc(s)}">{esc(s)}</a>' for s in suites]
+    if comparisons:
+        nav.append('<a href="#compare">Comparison</a>')
     nav.append('<a href="#sessions">Sessions</a>')
     body = [profile_section(page, profile) if profile else ""]
     for s, members in suites.items():
