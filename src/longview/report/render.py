@@ -395,7 +395,7 @@ def comparison_section(page: Page, c: Comparison) -> str:
             "hi": d.ci95[1] if d.ci95 else d.diff, "n": d.n} for d in c.diffs]
     warn = "" if c.same_dataset else '<p class="bad">The two runs evaluated different datasets; only units with the same id are paired.</p>'
     unp = f'<p class="note">Unpaired rows: {esc(", ".join(c.unpaired))}</p>' if c.unpaired else ""
-    return (f'<div class="compare" id="compare"><h3>Comparison · B = {esc(c.b)} minus A = {esc(c.a)}</h3>'
+    return (f'<div class="compare" id="compare-{esc(c.suite)}"><h3>Comparison · B = {esc(c.b)} minus A = {esc(c.a)}</h3>'
             '<p class="note">Paired over the units defined in both rows; 95% interval from a paired bootstrap '
             '(units resampled, mean difference recomputed). Bold: the interval excludes 0.</p>' + warn
             + table(["A row", "B row", "Metric", "Units", "A", "B", "B − A", "95% CI"], body, "diffs")
@@ -458,7 +458,7 @@ def render(runs: list[RunData], *, title: str = "longview report", comparisons: 
     nav = [('<a href="#profile">Profile</a>' if profile else "")]
     nav += [f'<a href="#suite-{esc(s)}">{esc(s)}</a>' for s in suites]
     if comparisons:
-        nav.append('<a href="#compare">Comparison</a>')
+        nav.append(f'<a href="#compare-{esc(comparisons[0].suite)}">Comparison</a>')
     nav.append('<a href="#sessions">Sessions</a>')
     body = [profile_section(page, profile) if profile else ""]
     for s, members in suites.items():
