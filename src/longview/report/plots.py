@@ -78,6 +78,10 @@ def differences(title: str, points: list[dict[str, Any]]) -> dict[str, Any]:
         p.setdefault("hi", p["diff"])
     order = list(dict.fromkeys(p["label"] for p in data))
     y = {"field": "label", "type": "nominal", "sort": order, "title": None}
+    xs = [p[k] for p in data for k in ("diff", "lo", "hi")] + [0.0]
+    span = max(xs) - min(xs)
+    pad = 0.05 if span == 0 else 0.0  # all differences zero: still a readable axis around 0
+    scale = {"domain": [min(xs) - pad, max(xs) + pad], "nice": True}
     spec = _base(max(40, 22 * len(order)), width=380)
     spec.update({
         "title": {"text": title, "fontSize": 12},
@@ -86,7 +90,8 @@ def differences(title: str, points: list[dict[str, Any]]) -> dict[str, Any]:
             {"mark": {"type": "rule", "strokeWidth": 2, "color": "#4c78a8"},
              "encoding": {"y": y, "x": {"field": "lo", "type": "quantitative"}, "x2": {"field": "hi"}}},
             {"mark": {"type": "point", "filled": True, "size": 60, "color": "#4c78a8"},
-             "encoding": {"y": y, "x": {"field": "diff", "type": "quantitative", "title": "B − A (paired, 95% CI)"},
+             "encoding": {"y": y, "x": {"field": "diff", "type": "quantitative", "title": "B − A (paired, 95% CI)",
+                                        "scale": scale},
                           "tooltip": [{"field": "label"}, {"field": "diff", "format": "+.3f"},
                                       {"field": "lo", "format": "+.3f"}, {"field": "hi", "format": "+.3f"},
                                       {"field": "n", "title": "paired units"}]}},
