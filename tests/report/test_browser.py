@@ -133,6 +133,13 @@ def test_report_renders_and_navigates_offline(browser, atr_run: Path, generic_ru
     assert "judge_verdict" in text and "failed: no such place" in text and "Where is the <b>station</b>?" in text
     page.screenshot(path=str(tmp_path / "sessions.png"), full_page=False)
 
+    # words only inside a transcript (a tool's error) are found once "in transcripts too" is ticked
+    page.fill("#q", "such place")
+    page.wait_for_function("document.querySelectorAll('#list tr.srow').length === 0")
+    page.check("#deep")
+    page.wait_for_function("document.querySelectorAll('#list tr.srow').length === 1")
+    assert page.locator("#list tr.srow .sid").inner_text() == "s0"
+
     assert problems == [], problems
     assert outside == [], outside
     assert (tmp_path / "top.png").stat().st_size > 10_000

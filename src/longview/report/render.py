@@ -432,6 +432,7 @@ def sessions_section() -> str:
     return """<section id="sessions"><h2>Sessions</h2>
 <div class="filters">
  <input id="q" type="search" placeholder="search id, unit, agent, tool, first message…" aria-label="search">
+ <label class="note"><input id="deep" type="checkbox"> in transcripts too</label>
  <select id="f-cell" aria-label="cell"><option value="">every cell</option></select>
  <select id="f-phase" aria-label="phase"><option value="">every phase</option></select>
  <select id="f-outcome" aria-label="outcome"><option value="">any outcome</option><option value="fail">failed</option>

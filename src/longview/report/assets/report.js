@@ -30,7 +30,8 @@
   }
 
   // ------------------------------------------------------------------ session index and filters
-  const state = {q: "", cell: "", phase: "", outcome: "", tool: "", pin: {}};
+  const state = {q: "", cell: "", phase: "", outcome: "", tool: "", pin: {}, deep: false};
+  const deepText = new Map();  // session index -> its whole transcript, lower-cased (filled on demand)
   const searchText = LV.sessions.map((s) => {
     const c = LV.cells[s[S.cell]];
     return [s[S.sid], c[C.agent], c[C.variant], c[C.unit], s[S.phase], s[S.end], s[S.first],
@@ -64,7 +65,8 @@
     if (state.outcome === "none" ? s[S.outcome] != null : state.outcome && s[S.outcome] !== state.outcome) return false;
     if (state.tool !== "" && !s[S.tools].includes(+state.tool)) return false;
     if (state.q) {
-      for (const w of state.q.toLowerCase().split(/\s+/)) if (w && !searchText[i].includes(w)) return false;
+      const hay = state.deep && deepText.has(i) ? searchText[i] + " " + deepText.get(i) : searchText[i];
+      for (const w of state.q.toLowerCase().split(/\s+/)) if (w && !hay.includes(w)) return false;
     }
     return true;
   }
@@ -188,6 +190,19 @@
     $$(".srow").forEach((r) => r.classList.toggle("sel", LV.sessions[+r.dataset.i][S.sid] === sid && LV.sessions[+r.dataset.i][S.cell] === ci));
   }
 
+  async function loadAllTranscripts() {
+    $("#count").textContent = "decompressing every transcript…";
+    const where = new Map();
+    LV.sessions.forEach((s, i) => where.set(s[S.cell] + "|" + s[S.sid], i));
+    for (const ci of Object.keys(CHUNKS)) {
+      const texts = await loadChunk(+ci);
+      for (const [sid, text] of Object.entries(texts)) {
+        const i = where.get(ci + "|" + sid);
+        if (i !== undefined) deepText.set(i, text.toLowerCase());
+      }
+    }
+  }
+
   function applyFilter(f) {
     state.pin = {};
     for (const k of ["run", "agent", "variant", "unit", "label"]) if (f[k] != null) state.pin[k] = f[k];
@@ -224,6 +239,11 @@
       $(id).addEventListener("change", (e) => { state[key] = e.target.value; renderList(); });
     }
     $("#f-clear").addEventListener("click", () => applyFilter({}));
+    $("#deep").addEventListener("change", async (e) => {
+      state.deep = e.target.checked;
+      if (state.deep && deepText.size === 0) await loadAllTranscripts();
+      renderList();
+    });
   }
 
   fillSelects();
