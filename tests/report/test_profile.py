@@ -3,7 +3,11 @@ profile line per suite; the headline arithmetic pinned on a hand-made scorecard.
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +16,6 @@ from click.testing import CliRunner
 from longview.cli import app
 from longview.harness import registry
 from longview.harness.suite import ProfileSpec
-from longview.kernel.models import register_script, unregister_script
 from longview.report.data import RunData
 from longview.report.hooks import profile_spec
 from longview.report.profile import headline
@@ -70,22 +73,22 @@ def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path: Path, monkeypatch)
     assert "~" in r.output.split("total")[-1] and not (tmp_path / "runs").exists()
 
 
-def test_profile_runs_the_suite_and_its_report_opens_on_the_profile(tmp_path: Path, asker_script, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("LONGVIEW_CACHE_DIR", str(tmp_path / "cache"))
-    register_script("profile-asker", asker_script)
-    args = ["profile", "--model", "mock/profile-asker", "--suite", "atr", "--units", "1", "--max-turns", "6", "--out", "prof"]
-    try:
-        r = CliRunner().invoke(app, args)
-        assert r.exit_code == 0, r.output
-        assert "Proactivity profile · mock/profile-asker" in r.output and "ask-to-remember" in r.output
-        html = (tmp_path / "prof" / "profile.html").read_text()
-        assert html.index('<section id="profile">') < html.index('id="suite-atr"')
-        assert "tsacc · default" in html and "ref:passive · default" in html and "ref:oracle · oracle_target" in html
-        # Re-running continues the same run directory: nothing is redone, the report is rewritten.
-        markers = {p: p.stat().st_mtime_ns for p in (tmp_path / "prof" / "atr").glob("cells/*/result.json")}
-        r2 = CliRunner().invoke(app, args)
-        assert r2.exit_code == 0, r2.output
-        assert markers == {p: p.stat().st_mtime_ns for p in (tmp_path / "prof" / "atr").glob("cells/*/result.json")}
-    finally:
-        unregister_script("profile-asker")
+def test_profile_runs_offline_end_to_end_and_its_report_opens_on_the_profile(tmp_path: Path):
+    """In a subprocess, as a user would, with a scripted model file (mock/file:...)."""
+    script = tmp_path / "finish.json"
+    script.write_text(json.dumps([{"tool_calls": [{"name": "finish_session", "arguments": {}}]}] * 2000))  # one client serves every cell
+    args = [sys.executable, "-m", "longview", "profile", "--model", f"mock/file:{script}", "--suite", "atr",
+            "--units", "1", "--max-turns", "4", "--out", "prof"]
+    env = {**os.environ, "LONGVIEW_CACHE_DIR": str(tmp_path / "cache")}
+    r = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "Proactivity profile · mock/file:" in r.stdout and "ask-to-remember" in r.stdout
+    html = (tmp_path / "prof" / "profile.html").read_text()
+    assert html.index('<section id="profile">') < html.index('id="suite-atr"')
+    assert "tsacc · default" in html and "ref:passive · default" in html and "ref:oracle · oracle_target" in html
+    # Re-running continues the same run directory: nothing is redone, the report is rewritten.
+    markers = {p: p.stat().st_mtime_ns for p in (tmp_path / "prof" / "atr").glob("cells/*/result.json")}
+    assert len(markers) == 7  # 3 reference cells + 4 model variants, one unit
+    r2 = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert r2.returncode == 0, r2.stderr
+    assert markers == {p: p.stat().st_mtime_ns for p in (tmp_path / "prof" / "atr").glob("cells/*/result.json")}
