@@ -33,11 +33,6 @@ def asker(system, messages, tools):
     return AssistantTurn(tool_calls=[ToolCall(id=f"f{n}", name="finish_session", arguments={})])
 
 
-@pytest.fixture
-def asker_script():
-    return asker
-
-
 @pytest.fixture(scope="session")
 def episodes(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("eps")
