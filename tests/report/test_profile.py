@@ -37,12 +37,14 @@ def test_headline_sits_between_the_reference_floor_and_ceiling():
                      {"agent": "ref:ceiling", "variant": "plain", "metrics": {"helpfulness": 0.8}},
                      {"agent": "m/x", "variant": "plain", "metrics": {"helpfulness": 0.35},
                       "ci95": {"helpfulness": [0.2, 0.5]}}]}
-    line = headline(fake_run(card), FakeSuite(), ProfileSpec(label="help", reading="helps"), "m/x")
+    card["rows"][2]["metrics"]["speed"] = 0.7
+    line = headline(fake_run(card), FakeSuite(), ProfileSpec(label="help", reading="helps", also=["speed", "nope"]), "m/x")
     assert line["metric"] == "helpfulness · plain" and line["value"] == 0.35
     assert (line["floor"], line["ceiling"]) == (0.2, 0.8)
     assert line["pos"] == pytest.approx(0.25)
     assert (line["pos_lo"], line["pos_hi"]) == pytest.approx((0.0, 0.5))
     assert line["reading"].startswith("helps — 0.35, 25% of the way")
+    assert line["reading"].endswith("Also: speed 0.70.")
 
 
 def test_lower_is_better_flips_floor_and_ceiling_and_aborts_are_said():
@@ -59,9 +61,14 @@ def test_lower_is_better_flips_floor_and_ceiling_and_aborts_are_said():
     assert "value" not in line and "2 cell(s) aborted: HTTP 500 forever" in line["reading"]
 
 
-def test_atr_declares_its_profile_through_the_hook():
+def test_built_in_suites_have_profile_lines_through_the_hook():
     spec = profile_spec(registry.load("atr"))
     assert (spec.metric, spec.variant, spec.label) == ("tsacc", "default", "ask-to-remember")
+    for name in registry.available():
+        suite = registry.load(name)
+        spec = profile_spec(suite)
+        assert spec.variant is None or spec.variant in suite.variants, name
+        assert spec.quick_units >= 1
 
 
 def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path: Path, monkeypatch):

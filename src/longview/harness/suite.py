@@ -53,6 +53,7 @@ class ProfileSpec(BaseModel):
     quick_units: int = Field(default=3, ge=1, description="Units (personas, users, scenarios) run by --quick.")
     quick_options: dict[str, Any] = Field(default_factory=dict, description="Suite options (-S) set by --quick.")
     reading: str = Field(default="", description="One line: what the headline metric means for a user.")
+    also: list[str] = Field(default_factory=list, description="Further metrics quoted on the profile line.")
 
 
 class SessionOutcome(BaseModel):

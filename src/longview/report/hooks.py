@@ -13,7 +13,8 @@ from typing import Any
 from longview.harness.cell import Dataset
 from longview.harness.suite import ProfileSpec, Section, SessionOutcome, Suite
 
-ADAPTERS = {"atr": "longview.report.adapters.atr"}
+ADAPTERS = {"atr": "longview.report.adapters.atr", "intents": "longview.report.adapters.intents",
+            "tempo": "longview.report.adapters.tempo"}
 
 
 def _adapter(suite: Suite | None, name: str | None = None) -> Any | None:
@@ -39,11 +40,11 @@ def report_sections(suite: Suite | None, scorecard: dict[str, Any]) -> list[Sect
     if suite is not None and _overrides(suite, "report_sections"):
         return suite.report_sections(scorecard)
     adapter = _adapter(suite, scorecard.get("suite"))
-    return adapter.report_sections(scorecard) if adapter else []
+    return adapter.report_sections(scorecard) if adapter and hasattr(adapter, "report_sections") else []
 
 
 def session_outcomes(suite: Suite, result: str, dataset: Dataset) -> dict[str, SessionOutcome]:
     if _overrides(suite, "session_outcomes"):
         return suite.session_outcomes(result, dataset)
     adapter = _adapter(suite)
-    return adapter.session_outcomes(result, dataset) if adapter else {}
+    return adapter.session_outcomes(result, dataset) if adapter and hasattr(adapter, "session_outcomes") else {}

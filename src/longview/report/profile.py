@@ -126,6 +126,14 @@ def headline(run: RunData | None, suite: Suite, spec: ProfileSpec, model: str, n
         text += f" — {value:.2f}, {pos:.0%} of the way from the reference floor ({floor['value']:.2f}) to the ceiling ({ceiling['value']:.2f})."
     else:
         text += f" — {value:.2f} (the reference agents do not bound this metric)."
+    quoted = []
+    for k in spec.also:
+        x = _num(row["metrics"].get(k))
+        if x is not None:
+            c = (row.get("ci95") or {}).get(k)
+            quoted.append(f"{k} {x:.2f}" + (f" [{c[0]:.2f}, {c[1]:.2f}]" if c else ""))
+    if quoted:
+        text += " Also: " + "; ".join(quoted) + "."
     line["reading"] = text
     return line
 
