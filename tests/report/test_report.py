@@ -123,3 +123,28 @@ def test_a_run_without_a_scorecard_is_scored_in_memory(atr_run: Path, tmp_path: 
     assert any(c.status == "unfinished" for c in run.cells.values())
     html = write_report([run], tmp_path / "p.html").read_text()
     assert "have not finished" in html
+
+
+def test_a_suites_own_sections_and_outcomes_win(generic_run: Path, tmp_path: Path):
+    from longview.harness.suite import Section, SessionOutcome, Suite
+    from longview.report import hooks
+
+    class Made(Suite):
+        name = "madeup"
+        summary = "a suite declaring its report hooks"
+        load_dataset = reference_agent = run_cell = score = None  # type: ignore[assignment]
+
+        def report_sections(self, scorecard):
+            return [Section(title="Table 9 shape", columns=["a", "b"], rows=[[1.25, None]],
+                            vega_lite={"mark": "bar", "data": {"values": [{"x": 1}]}, "encoding": {"x": {"field": "x"}}})]
+
+        def session_outcomes(self, result, dataset):
+            return {"s0": SessionOutcome(outcome="fail", labels={"topic": "cooking"}, reason="no answer")}
+
+    suite = Made.__new__(Made)
+    assert hooks.session_outcomes(suite, "{}", None)["s0"].reason == "no answer"
+    run = load_run(generic_run)
+    run.suite = suite
+    html = write_report([run], tmp_path / "m.html").read_text()
+    assert "Table 9 shape" in html and "<td>1.25</td><td>–</td>" in html
+    assert any(p.get("mark") == "bar" for p in _embedded(html, "lv-data")["plots"].values())
