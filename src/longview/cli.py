@@ -411,5 +411,15 @@ def list_(suite: str | None) -> None:
     console.print(t)
 
 
+def _add_report_commands() -> None:
+    from longview.report.commands import compare, profile, report
+
+    for command in (report, compare, profile):
+        app.add_command(command)
+
+
+_add_report_commands()
+
+
 def main() -> None:  # pragma: no cover
     app()
