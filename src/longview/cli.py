@@ -15,13 +15,15 @@ from typing import Any
 
 import click
 import typer
+from pydantic import ValidationError
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from longview import __version__
 from longview.harness import registry
 from longview.harness.cli_util import console, err, fail
-from longview.kernel.errors import LongviewError
+from longview.kernel.errors import LongviewError, printable, terminal_safe
 
 # name, click kwargs: the flags every `run SUITE` has.
 COMMON: list[tuple[list[str], dict[str, Any]]] = [
@@ -47,6 +49,8 @@ COMMON: list[tuple[list[str], dict[str, Any]]] = [
     (["--param"], dict(multiple=True, help="Generation parameter per role, ROLE.KEY=VALUE (e.g. agent.reasoning_effort=high). Repeatable.")),
     (["--no-cache"], dict(is_flag=True, help="Do not read or write the disk response cache.")),
     (["--max-attempts"], dict(type=int, default=6, show_default=True, help="Attempts per model call before its cell is recorded as aborted.")),
+    (["--request-timeout"], dict(type=float, default=None, help="Seconds of server silence before a model request is abandoned and retried (default 30; raise it for slow non-streamed reasoning models).")),
+    (["--allow-aborts"], dict(is_flag=True, help="Exit 0 even when some cells aborted (they are still reported and never scored).")),
     (["-S", "--suite-option", "suite_option"], dict(multiple=True, help="Suite option KEY=VALUE (see below). Repeatable.")),
     (["--executor"], dict(type=click.Choice(["local", "ray"]), default="local", show_default=True, help="What runs the cells: this process, or a Ray cluster (pip install 'longview[ray]').")),
     (["--ray-address"], dict(default=None, help="Ray cluster to join with --executor ray (e.g. auto, ray://head:10001); default: start a local Ray instance for the run.")),
@@ -154,7 +158,8 @@ def _config(suite: Any, kw: dict[str, Any]):
         units=kw["personas"], out=kw["out"], resume=kw["resume"], force=kw["force"],
         max_concurrency=kw["max_concurrency"], seed=kw["seed"], max_turns=kw["max_turns"], trials=kw["trials"],
         models=list(kw["model"]), role_models=role_models, api_base=kw["api_base"], no_cache=kw["no_cache"],
-        max_attempts=kw["max_attempts"], role_params=role_params,
+        max_attempts=kw["max_attempts"], role_params=role_params, request_timeout=kw["request_timeout"],
+        allow_aborts=kw["allow_aborts"],
         executor=kw["executor"], ray_address=kw["ray_address"],
         provider_limits=_provider_limits(kw["provider_limit"]),
         suite_options=suite_option_values(suite.Options, list(kw["suite_option"]), flags),
@@ -180,12 +185,21 @@ def _run(suite: Any, kw: dict[str, Any]) -> None:
         prepared = harness.prepare(cfg, dry_run=kw["dry_run"])
     except LongviewError as e:
         fail(e)
-    except ValueError as e:  # pydantic validation of option values
+    except ValidationError as e:  # option values: name the flag, not the model
+        first = e.errors()[0]
+        flag = "--" + ".".join(str(x) for x in first["loc"]).replace("_", "-") if first["loc"] else "option"
+        fail(LongviewError(f"{flag}: {first['msg']} (got {first.get('input')!r:.80})"))
+    except ValueError as e:
         fail(LongviewError(" ".join(str(e).split())))
     if kw["dry_run"]:
         est = suite.estimate(prepared.cells, prepared.dataset, prepared.roles, prepared.options)
         console.print(plan_table(suite.name, prepared.cells, est, bool(cfg.models or cfg.role_models)))
         return
+    try:  # output paths are checked before anything is written
+        if kw["json_out"]:
+            harness.check_json_path(kw["json_out"], cfg.out or harness.default_out(prepared.manifest))
+    except LongviewError as e:
+        fail(e)
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=err, transient=False)
     tasks: dict[str, Any] = {}
@@ -200,12 +214,40 @@ def _run(suite: Any, kw: dict[str, Any]) -> None:
                                     on_session=lambda: progress.advance(tasks["sessions"]),
                                     on_cell=lambda c, r: progress.advance(tasks["cells"]))
         manifest = store.manifest()
+        result = harness.outcome(store)
         if kw["json_out"]:
-            harness.write_json(sc, kw["json_out"], manifest, suite)
+            harness.write_json(sc, kw["json_out"], manifest, suite, result)
     except LongviewError as e:
         fail(e)
+    except OSError as e:  # disk full, permissions changed under us...
+        fail(LongviewError(f"{getattr(e, 'filename', None) or 'run folder'}: {e.strerror or e}"))
     _print_scorecard(suite, sc, manifest)
     console.print(f"run directory: {store.root}")
+    _report_outcome(result, manifest.usage)
+    if result.aborted and not cfg.allow_aborts:
+        err.print(Text.assemble(("error: ", "bold red"), f"{len(result.aborted)} of {result.planned} cells aborted "
+                                "(see above); they are not scored. Fix the cause and rerun with --resume, or pass "
+                                "--allow-aborts to accept a partial scorecard."), highlight=False)
+        raise SystemExit(1)
+
+
+def _report_outcome(result: Any, usage: dict) -> None:
+    """Damaged files found, aborted cells grouped by reason, retries per role: never silent."""
+    for where, note in result.notes.items():
+        err.print(Text(f"note: {printable(where)}: {printable(note, 300)}"), highlight=False)
+    if result.aborted:
+        reasons: dict[str, list[str]] = {}
+        for cell, reason in result.aborted:
+            reasons.setdefault(reason, []).append(cell)
+        err.print(Text(f"{len(result.aborted)} of {result.planned} cells aborted:"), highlight=False)
+        for reason, cells in sorted(reasons.items(), key=lambda kv: -len(kv[1])):
+            err.print(Text(f"  {len(cells)} × {printable(reason, 300)} (e.g. {printable(cells[0])})"), highlight=False)
+    retries = {r: u.get("retries", 0) for r, u in (usage.get("roles") or {}).items() if u.get("retries")}
+    failed = {r: u.get("failed_calls", 0) for r, u in (usage.get("roles") or {}).items() if u.get("failed_calls")}
+    if retries or failed:
+        err.print(Text("model retries: " + ", ".join(f"{r} {n}" for r, n in retries.items())
+                       + ("; calls failed for good: " + ", ".join(f"{r} {n}" for r, n in failed.items()) if failed else "")),
+                  highlight=False)
 
 
 def _print_scorecard(suite: Any, sc: Any, manifest: Any) -> None:
@@ -291,12 +333,23 @@ def show(run_dir: Path, json_out: Path | None) -> None:
         store = RunStore(run_dir)
         manifest = store.manifest()
         suite = registry.load(manifest.suite)
+        if json_out:
+            harness.check_json_path(json_out, run_dir)
+        result = harness.outcome(store)
         sc = harness.score(store, suite)
         if json_out:
-            harness.write_json(sc, json_out, manifest, suite)
+            harness.write_json(sc, json_out, manifest, suite, result)
     except LongviewError as e:
         fail(e)
+    except OSError as e:
+        fail(LongviewError(f"{getattr(e, 'filename', None) or run_dir}: {e.strerror or e}"))
+    if result.partial:
+        err.print(Text.assemble(("PARTIAL RUN: ", "bold yellow"),
+                                f"{result.finished} of {result.planned} planned cells finished; the scorecard below "
+                                "covers only those (continue with `longview run ... --out RUN_DIR --resume`)"),
+                  highlight=False)
     _print_scorecard(suite, sc, manifest)
+    _report_outcome(result, manifest.usage)
     console.print(
         f"longview {manifest.package_version} · suite {manifest.suite} · commit {manifest.git_commit or 'unknown'} · "
         f"dataset {manifest.dataset.name} {manifest.dataset.sha256[:12]} · config {manifest.config_hash[:12]}"
@@ -334,8 +387,12 @@ def trace(path: Path) -> None:
             events = read_trace(f)
         except (ValueError, UnicodeDecodeError) as e:
             fail(LongviewError(f"{f}: not a longview transcript ({' '.join(str(e).split())[:200]})"))
-        for line in render(events):
-            console.print(line, highlight=False, markup=False)
+        except RecursionError:
+            fail(LongviewError(f"{f}: not a longview transcript (JSON nested too deep)"))
+        except OSError as e:
+            fail(LongviewError(f"{f}: cannot read ({e.strerror or e})"))
+        for line in render(events):  # model and dataset text must not drive the terminal
+            console.print(terminal_safe(line), highlight=False, markup=False)
         console.print()
 
 
@@ -367,6 +424,16 @@ def list_(suite: str | None) -> None:
     for k, f in s.Options.model_fields.items():
         t.add_row("option", k, f"{f.description or ''} (default {f.default!r})")
     console.print(t)
+
+
+def _add_report_commands() -> None:
+    from longview.report.commands import compare, profile, report
+
+    for command in (report, compare, profile):
+        app.add_command(command)
+
+
+_add_report_commands()
 
 
 def main() -> None:  # pragma: no cover

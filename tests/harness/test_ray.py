@@ -181,3 +181,5 @@ def test_model_requests_in_flight_stay_at_the_global_limits_across_workers(clust
     assert m.executor["files"] == "driver" and m.executor["workers"] == 2
     assert m.usage["roles"]["agent"]["calls"] == ray_hits == srv.hits
     assert m.usage == lstore.manifest().usage
+    journal = (tmp_path / "ray" / "usage.jsonl").read_text().splitlines()  # what a resume recovers usage from
+    assert len(journal) == ray_hits and sorted(journal) == sorted((tmp_path / "local" / "usage.jsonl").read_text().splitlines())

@@ -67,6 +67,8 @@ def clean_secrets(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(secrets, "_dotenv_values", {})
     monkeypatch.setattr(secrets, "_loaded_from", set())
+    monkeypatch.setattr(secrets, "_registered", set())
+    monkeypatch.setattr(secrets, "_names_cache", None)
     yield tmp_path
     os.environ.clear()
     os.environ.update(saved)
@@ -362,20 +364,40 @@ async def test_retry_recovers_after_transient_errors():
 # --- secrets -----------------------------------------------------------------------------------
 
 
-def test_redact_masks_env_and_dotenv_secrets(clean_secrets, monkeypatch):
-    monkeypatch.setenv("ACME_API_KEY", "sk-acme-123456")
-    monkeypatch.setenv("GH_TOKEN", "ghp_tokenvalue")
+def test_redact_masks_only_provider_keys_and_registered_names(clean_secrets, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-123456")
+    monkeypatch.setenv("GH_TOKEN", "ghp_tokenvalue")  # not a key longview reads: data, not a secret
     monkeypatch.setenv("APP_SECRET", "s3cr3t-value")
-    monkeypatch.setenv("PLAIN_SETTING", "visible-value")
-    monkeypatch.setenv("TINY_TOKEN", "ab")
-    (clean_secrets / ".env").write_text("CUSTOM_CREDENTIAL=dotenv-only-value\n")
+    monkeypatch.setenv("FOO_TOKEN", "test")
+    monkeypatch.setenv("GROQ_API_KEY", "short")  # below the minimum length: never masked
+    monkeypatch.delenv("DEEPSEEK_API_KEY", raising=False)
+    (clean_secrets / ".env").write_text("DEEPSEEK_API_KEY=dotenv-deepseek-value\nCUSTOM_CREDENTIAL=dotenv-only-value\n")
     secrets.load_dotenv()
-    text = "a sk-acme-123456 b ghp_tokenvalue c s3cr3t-value d visible-value e dotenv-only-value ab"
-    assert redact(text) == "a *** b *** c *** d visible-value e *** ab"
+    text = "a sk-openai-123456 b ghp_tokenvalue c s3cr3t-value d session_test e dotenv-deepseek-value f dotenv-only-value short"
+    assert redact(text) == "a *** b ghp_tokenvalue c s3cr3t-value d session_test e *** f dotenv-only-value short"
+    secrets.register_secret_env("APP_SECRET")
+    assert redact("c s3cr3t-value") == "c ***"
 
 
-def test_provider_errors_and_failures_are_redacted(monkeypatch):
-    monkeypatch.setenv("ZZ_API_KEY", "sk-zz-leaky-key")
+def test_dotenv_is_never_applied_wholesale(clean_secrets, monkeypatch):
+    monkeypatch.delenv("HTTP_PROXY", raising=False)
+    monkeypatch.delenv("MISTRAL_API_KEY", raising=False)
+    (clean_secrets / ".env").write_text("HTTP_PROXY=http://evil:1\nMISTRAL_API_KEY=mistral-from-file\n")
+    assert secrets.get_key("MISTRAL_API_KEY") == "mistral-from-file"
+    assert "HTTP_PROXY" not in os.environ and "MISTRAL_API_KEY" not in os.environ
+    assert secrets.export_env(["MISTRAL_API_KEY"]) == ["MISTRAL_API_KEY"]
+    assert os.environ["MISTRAL_API_KEY"] == "mistral-from-file" and "HTTP_PROXY" not in os.environ
+
+
+def test_redact_is_identity_without_secrets(clean_secrets, monkeypatch):
+    for name in secrets.secret_env_names():
+        monkeypatch.delenv(name, raising=False)
+    text = "nothing *** to hide sk-abc"
+    assert redact(text) is text
+
+
+def test_provider_errors_and_failures_are_redacted(clean_secrets, monkeypatch):
+    monkeypatch.setenv("XAI_API_KEY", "sk-zz-leaky-key")
     assert "sk-zz" not in str(ProviderError("echo sk-zz-leaky-key"))
     assert "sk-zz" not in ModelCallFailed("failed with sk-zz-leaky-key").reason
 

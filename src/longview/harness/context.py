@@ -13,10 +13,13 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from longview.harness.roles import Roles
 from longview.harness.cell import Cell, Dataset
+from longview.harness.roles import Roles
 from longview.kernel.agent import Agent
 from longview.kernel.clock import SimClock
+from longview.kernel.errors import ConfigError
+from longview.kernel.ids import id_problem, path_component
+from longview.kernel.runstore import RunStore
 from longview.kernel.trace import TraceWriter
 
 T = TypeVar("T")
@@ -53,6 +56,7 @@ class CellContext:
     slots: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(1))
     on_session: Callable[[], None] = lambda: None
     clock: SimClock | None = None
+    store: RunStore | None = None  # set by the harness: traces are named only through the store
 
     def start_clock(self, start: datetime) -> SimClock:
         """The cell's one simulated clock; a suite may advance it between sessions."""
@@ -60,8 +64,15 @@ class CellContext:
         return self.clock
 
     def trace(self, session_id: str) -> TraceWriter:
-        """A transcript writer for one session of this cell (``<folder>/<session_id>.jsonl``)."""
-        return TraceWriter(self.folder / f"{session_id}.jsonl", session_id)
+        """A transcript writer for one session of this cell (``<folder>/<session_id>.jsonl``; an id
+        that is not a plain name is slugged and hashed). A session id that is not a safe name
+        (separators, ``..``, control characters...) is refused: no trace lands outside the cell."""
+        if self.store is not None:
+            return TraceWriter(self.store.session_path(self.cell.key, session_id), session_id)
+        problem = id_problem(session_id)
+        if problem:
+            raise ConfigError(f"cell {self.cell.key}: session id {session_id!r:.80}: expected {problem}")
+        return TraceWriter(self.folder / f"{path_component(session_id)}.jsonl", session_id)
 
     @asynccontextmanager
     async def session(self) -> AsyncIterator[None]:

@@ -34,13 +34,15 @@ OnCell = Callable[[Cell, BaseModel], None]
 
 
 async def run_one(p: Prepared, cell: Cell, folder: Path, slots: AbstractAsyncContextManager[Any],
-                  on_session: OnSession) -> BaseModel:
-    """Run one cell into ``folder``; a ``CellAborted`` becomes the cell's aborted marker."""
+                  on_session: OnSession, store: RunStore | None) -> BaseModel:
+    """Run one cell into ``folder`` (the store's cell folder, or a scratch folder when ``store`` is
+    None: trace file names are the same); a ``CellAborted`` becomes the cell's aborted marker."""
     from longview.harness.run import AbortedCell, make_agent
 
     ctx = CellContext(cell=cell, dataset=p.dataset, options=p.options, agent=make_agent(p, cell),
                       components=p.components, roles=p.roles, folder=folder, seed=p.cfg.seed,
-                      max_turns=p.cfg.max_turns, slots=slots, on_session=on_session)  # type: ignore[arg-type]
+                      max_turns=p.cfg.max_turns, slots=slots, on_session=on_session,  # type: ignore[arg-type]
+                      store=store)
     try:
         return await p.suite.run_cell(ctx)
     except CellAborted as e:
@@ -90,7 +92,7 @@ class LocalExecutor(Executor):
         async def one(cell: Cell) -> None:
             async with cell_slots:
                 folder = store.start_cell(cell.key)
-                result = await run_one(p, cell, folder, slots, on_session)
+                result = await run_one(p, cell, folder, slots, on_session, store)
                 store.finish_cell(cell.key, result)
                 on_cell(cell, result)
 

@@ -37,6 +37,10 @@ class RunConfig(BaseModel):
     role_params: dict[str, GenParams] = Field(default_factory=dict, description="Generation parameters per role.")
     no_cache: bool = Field(default=False, description="Bypass the disk response cache.")
     max_attempts: int = Field(default=6, ge=1, description="Attempts per model call before the cell aborts.")
+    request_timeout: float | None = Field(
+        default=None, gt=0, description="Seconds of server silence before a request is abandoned (default 30)."
+    )
+    allow_aborts: bool = Field(default=False, description="Exit 0 even when some cells aborted.")
     retry_base_delay: float = Field(default=1.0, ge=0, description="First backoff delay in seconds (doubles, jittered).")
     cache_dir: Path | None = Field(default=None, description="Response cache folder.")
     executor: Literal["local", "ray"] = Field(

@@ -31,6 +31,7 @@ import shutil
 import tempfile
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -152,6 +153,9 @@ class CellWorker:
         except LongviewError as e:
             self.error = str(e)
             return
+        # Every model call's usage entry goes back to the driver, which appends it to the run's journal.
+        self.entries: list[dict] = []
+        self.p.roles.ledger.journal = self.entries.append
         # Requests to a limited provider take their slot from the cluster-wide limiter too.
         self.p.roles.gate = lambda prefix: RemoteSlots(self.limiter, _this.HOLDER.get(), f"provider:{prefix}")
 
@@ -159,16 +163,20 @@ class CellWorker:
         return {"pid": os.getpid(), "node": ray.get_runtime_context().get_node_id(), "shared": self.shared,
                 "error": self.error}
 
-    def usage(self) -> tuple[str, int, dict]:
-        """This incarnation's running usage summary, with a sequence number (newest wins)."""
+    def usage(self) -> tuple[str, int, dict, list[dict]]:
+        """This incarnation's running usage summary, with a sequence number (newest wins), and the
+        journal entries recorded since the last report."""
         self.seq += 1
-        return self.incarnation, self.seq, self.p.roles.ledger.summary().model_dump()
+        drained = self.entries[:]
+        del self.entries[: len(drained)]
+        return self.incarnation, self.seq, self.p.roles.ledger.summary().model_dump(), drained
 
     async def run(self, cell: Cell, holder: str, shared: bool) -> dict[str, Any]:
         _this.HOLDER.set(holder)  # this task's context: the cell's sessions and model calls inherit it
         folder = self.store.start_cell(cell.key) if shared else Path(tempfile.mkdtemp(prefix="longview-cell-"))
         try:
-            result = await run_one(self.p, cell, folder, RemoteSlots(self.limiter, holder), lambda: None)
+            result = await run_one(self.p, cell, folder, RemoteSlots(self.limiter, holder), lambda: None,
+                                   self.store if shared else None)
             files = None if shared else {
                 f.relative_to(folder).as_posix(): f.read_bytes() for f in sorted(folder.rglob("*")) if f.is_file()
             }
@@ -199,6 +207,7 @@ class RayExecutor(Executor):
         self.pids: list[int] = []  # each worker's current process
         self.locks: list[asyncio.Lock] = []
         self.limiter_stats: dict[str, Any] = {}  # completed sessions; in flight and peak per key
+        self.journal: Callable[[dict], None] = lambda entry: None
 
     # -- lifecycle ------------------------------------------------------------------------------
     def connect(self, p: Prepared) -> None:
@@ -220,6 +229,7 @@ class RayExecutor(Executor):
         nodes = [n for n in ray.nodes() if n.get("Alive")]
         cpus = int(ray.cluster_resources().get("CPU", 1))
         n = self.n_workers or max(1, min(cpus, p.cfg.max_concurrency))
+        self.journal = store.journal_usage
         token = uuid.uuid4().hex
         limiter = f"longview-limiter-{token}"
         limits = {SESSION: p.cfg.max_concurrency, **{f"provider:{k}": v for k, v in p.cfg.provider_limits.items()}}
@@ -307,8 +317,11 @@ class RayExecutor(Executor):
                     if out["files"] is not None:
                         folder = store.start_cell(cell.key)
                         for name, data in out["files"].items():
-                            (folder / name).parent.mkdir(parents=True, exist_ok=True)
-                            (folder / name).write_bytes(data)
+                            path = store.inside(folder / name)  # a returned name never leads out of the run
+                            if not path.resolve().is_relative_to(folder.resolve()):
+                                raise ConfigError(f"cell {cell.key}: a worker returned a file outside its folder: {name!r}")
+                            path.parent.mkdir(parents=True, exist_ok=True)
+                            path.write_bytes(data)
                     store.finish_cell(cell.key, out["result"])  # the marker: last, atomic, by the driver only
                     self.cells_by_pid[out["pid"]] += 1
                     on_cell(cell, out["result"])
@@ -350,8 +363,10 @@ class RayExecutor(Executor):
             self.pids[i] = info["pid"]
 
     # -- usage ----------------------------------------------------------------------------------
-    def _add_usage(self, snapshot: tuple[str, int, dict]) -> None:
-        incarnation, seq, summary = snapshot
+    def _add_usage(self, snapshot: tuple[str, int, dict, list[dict]]) -> None:
+        incarnation, seq, summary, entries = snapshot
+        for entry in entries:  # each reported once: the journal a resume recovers usage from
+            self.journal(entry)
         if seq > self.snapshots.get(incarnation, (-1, {}))[0]:
             self.snapshots[incarnation] = (seq, summary)
 

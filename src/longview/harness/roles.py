@@ -78,11 +78,13 @@ class Roles:
         max_attempts: int = 6,
         retry_base_delay: float = 1.0,
         seed: int = 0,
+        request_timeout: float | None = None,
         provider_limits: dict[str, int] | None = None,
     ) -> None:
         self.models = {k: v for k, v in models.items() if v}
         self._params = params or {}
         self.api_base = api_base
+        self.request_timeout = request_timeout
         self.seed = seed
         self.ledger = UsageLedger()
         self.cache = None if no_cache else ResponseCache(cache_dir or default_cache_dir())
@@ -106,7 +108,7 @@ class Roles:
     def validate(self, agent_models: Iterable[str] = ()) -> None:
         """Fail fast, before a run directory exists, on an unknown provider, a missing key or endpoint."""
         for model in [*agent_models, *self.models.values()]:
-            make_provider_client(model, api_base=self.api_base)
+            make_provider_client(model, api_base=self.api_base, request_timeout=self.request_timeout)
 
     def model(self, role: str) -> str | None:
         return self.models.get(role)
@@ -121,7 +123,7 @@ class Roles:
             # Scripted mock replies are already deterministic; caching them would only make tests stateful.
             cache = None if model.startswith("mock/") else self.cache
             client = make_client(model, api_base=self.api_base, cache=cache, retry=self.retry,
-                                 ledger=self.ledger, role=role)
+                                 ledger=self.ledger, role=role, request_timeout=self.request_timeout)
             prefix = model.partition("/")[0]
             if prefix in self.provider_limits:  # each request (each retry too) holds a slot; backoff does not
                 client.inner = Gated(client.inner, self, prefix)  # type: ignore[attr-defined]

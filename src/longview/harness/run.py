@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,11 +17,12 @@ from pydantic import BaseModel, Field, ValidationError
 
 from longview import __version__
 from longview.harness import registry
+from longview.harness.cell import Cell, CellResult, Dataset
 from longview.harness.options import RunConfig
 from longview.harness.roles import AGENT, Roles
-from longview.harness.cell import Cell, CellResult, Dataset
 from longview.harness.suite import Suite
-from longview.kernel.errors import ConfigError
+from longview.kernel.errors import ConfigError, DataError, LongviewError, printable
+from longview.kernel.ids import id_problem
 from longview.kernel.models.client import split_model
 from longview.kernel.models.usage import add_summaries
 from longview.kernel.runstore import DatasetInfo, Manifest, RunStore, atomic_write, config_hash
@@ -42,7 +44,12 @@ class AbortedCell(CellResult):
 
 
 def suite_options(suite: Suite, raw: dict[str, Any]) -> BaseModel:
-    """The suite's typed options from ``-S key=value`` pairs (values already JSON-decoded)."""
+    """The suite's typed options from ``-S key=value`` pairs (values already JSON-decoded); an
+    unknown key is an error for every suite (a typo must not be silently ignored)."""
+    unknown = sorted(set(raw) - set(suite.Options.model_fields))
+    if unknown:
+        raise ConfigError(f"-S {unknown[0]}: not an option of suite '{suite.name}' (its options: "
+                          f"{', '.join(suite.Options.model_fields) or 'none'})")
     try:
         return suite.Options.model_validate(raw)
     except ValidationError as e:
@@ -100,7 +107,41 @@ def roles_of(suite: Suite, cfg: RunConfig) -> Roles:
             raise ConfigError(f"--param: suite '{suite.name}' has no role '{role}'; roles: agent, {', '.join(sorted(known))}")
     return Roles(cfg.role_models, cfg.role_params, api_base=cfg.api_base, no_cache=cfg.no_cache,
                  cache_dir=cfg.cache_dir, max_attempts=cfg.max_attempts, retry_base_delay=cfg.retry_base_delay,
-                 seed=cfg.seed, provider_limits=cfg.provider_limits)
+                 seed=cfg.seed, request_timeout=cfg.request_timeout, provider_limits=cfg.provider_limits)
+
+
+# What a loader that missed a check raises on hostile data (a pydantic validator comparing naive and
+# aware datetimes, a depth the parser cannot take, a number too large to convert...).
+_LOADER_SLIPS = (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError, OverflowError,
+                 UnicodeError)
+
+
+def load_dataset(suite: Suite, spec: str, options: BaseModel) -> Dataset:
+    """``suite.load_dataset`` with a safety net: whatever the suite's loader checks, bad data ends in
+    one DataError (exit 2, nothing written), never a traceback. The message says the loader let it
+    through, so the suite can add the check that names the field."""
+    try:
+        return suite.load_dataset(spec, options)
+    except LongviewError:
+        raise
+    except _LOADER_SLIPS as e:
+        detail = printable(" ".join(str(e).split()), 200)
+        raise DataError(spec, "<dataset>", "<content>",
+                        f"data the '{suite.name}' loader can read ({type(e).__name__}: {detail}; the loader "
+                        "did not name the field — please report it)") from None
+
+
+def check_units(dataset: Dataset) -> None:
+    """Unit ids name cell folders: whatever a suite's loader checked, each must be a safe, unique id
+    (the same guarantee for every suite on the harness)."""
+    seen: set[str] = set()
+    for u in dataset.unit_ids():
+        problem = id_problem(u)
+        if problem:
+            raise DataError(str(dataset.name), f"unit {printable(u, 60)}", "unit id", f"{problem}")
+        if u in seen:
+            raise DataError(str(dataset.name), f"unit {u}", "unit id", "unique unit ids (duplicate)")
+        seen.add(u)
 
 
 @dataclass
@@ -122,7 +163,8 @@ def prepare(cfg: RunConfig, *, dry_run: bool = False) -> Prepared:
     checks model strings' providers only, so a plan can be priced before any key is set."""
     suite = registry.load(cfg.suite)
     options = suite_options(suite, cfg.suite_options)
-    dataset = suite.load_dataset(cfg.dataset, options)
+    dataset = load_dataset(suite, cfg.dataset, options)
+    check_units(dataset)
     cells = plan(suite, cfg, dataset)
     roles = roles_of(suite, cfg)
     if dry_run:
@@ -147,6 +189,8 @@ def prepare(cfg: RunConfig, *, dry_run: bool = False) -> Prepared:
         "options": options.model_dump(mode="json"),
         "package_version": __version__,
     }
+    if cfg.api_base:  # another server may answer differently: a different run (absent = provider default)
+        config["api_base"] = cfg.api_base.rstrip("/")
     manifest = Manifest(
         suite=suite.name,
         dataset=DatasetInfo(name=dataset.name, sha256=dataset.sha256, personas=len({c.unit for c in cells})),
@@ -154,6 +198,7 @@ def prepare(cfg: RunConfig, *, dry_run: bool = False) -> Prepared:
         config_hash=config_hash(config),
         components={**names, "agents": ", ".join(sorted({c.agent for c in cells}))},
         prompts=prompts,
+        api_base=cfg.api_base,
     )
     return Prepared(suite, cfg, options, dataset, cells, roles, components, manifest)
 
@@ -195,10 +240,13 @@ def run(
     except BaseException:
         executor.stop()
         raise
-    previous_usage = store.previous_usage
+    previous_usage = store.previous_usage  # from the usage journal: killed invocations count too
+    p.roles.ledger.journal = store.journal_usage
     sessions = {c: p.suite.sessions(c, p.dataset, p.options) for c in p.cells}
     # Longest cells first: the sweep's tail is then made of short cells.
-    todo = sorted((c for c in p.cells if not store.is_done(c.key)), key=lambda c: -sessions[c])
+    # Aborted cells are not results: a resume tries them again (after an outage, say).
+    retry = {key for key, _ in outcome(store).aborted}
+    todo = sorted((c for c in p.cells if c.key in retry or not store.is_done(c.key)), key=lambda c: -sessions[c])
     try:
         p.manifest.executor = executor.start(p, store)
         p.manifest.usage = previous_usage  # on record even if the driver is killed before the end
@@ -220,18 +268,70 @@ def score(store: RunStore, suite: Suite | None = None, dataset: Dataset | None =
     if options is None:
         options = suite_options(suite, manifest.config.get("options", {}))
     if dataset is None:
-        dataset = suite.load_dataset(manifest.dataset.name, options)
+        dataset = load_dataset(suite, manifest.dataset.name, options)
     if dataset.sha256 != manifest.dataset.sha256:
         raise ConfigError(
             f"{store.root}: dataset '{manifest.dataset.name}' changed since the run (sha256 "
             f"{manifest.dataset.sha256[:12]} -> {dataset.sha256[:12]})"
         )
     sc = suite.score(store.results(), dataset, options, manifest.config.get("seed", 0))
-    store.write_json("scorecard.json", scorecard_json(sc, manifest, suite))
+    store.write_json("scorecard.json", scorecard_json(sc, manifest, suite, outcome(store)))
     return sc
 
 
-def scorecard_json(sc: Any, manifest: Manifest, suite: Suite | None = None) -> dict:
+@dataclass
+class Outcome:
+    """How complete a run folder is: planned cells, finished ones, aborts and damage found."""
+
+    planned: int
+    finished: int
+    aborted: list[tuple[str, str]]  # (cell, reason)
+    notes: dict[str, str]  # damaged files -> what was done about them
+
+    @property
+    def partial(self) -> bool:
+        return self.finished < self.planned
+
+
+def outcome(store: RunStore) -> Outcome:
+    """Compare the manifest's planned cells with the completion markers on disk."""
+    manifest = store.manifest()
+    keys = manifest.config.get("cells") or []
+    finished, aborted = 0, []
+    for key in keys if isinstance(keys, list) else []:
+        if not isinstance(key, str) or not store.is_done(key):
+            continue
+        finished += 1
+        try:
+            data = json.loads((store.cell_dir(key) / "result.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if data.get("status") == "aborted":
+            aborted.append((key, str(data.get("abort_reason") or "no reason recorded")))
+    return Outcome(planned=len(keys) if isinstance(keys, list) else 0, finished=finished, aborted=aborted,
+                   notes=dict(store.notes))
+
+
+def check_json_path(path: Path, run_dir: Path | None = None) -> None:
+    """``--json PATH`` is writable as a file, and not inside the run folder: checked before
+    anything is written, so a bad path costs nothing."""
+    if path.exists() and not path.is_file():
+        raise ConfigError(f"--json {path}: is a folder (or not a regular file); expected a file path")
+    parent = path.parent
+    if not parent.is_dir():
+        raise ConfigError(f"--json {path}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise ConfigError(f"--json {path}: folder {parent} is not writable")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise ConfigError(f"--json {path}: file is not writable")
+    if run_dir is not None:
+        real, root = path.resolve(), run_dir.resolve()
+        if real == root or real.is_relative_to(root):
+            raise ConfigError(f"--json {path}: inside the run folder {run_dir}, which holds only what longview "
+                              "writes there (it has scorecard.json already); choose a path outside it")
+
+
+def scorecard_json(sc: Any, manifest: Manifest, suite: Suite | None = None, done: Outcome | None = None) -> dict:
     """The suite's scorecard in the common shape, plus what makes it comparable: versions, config
     hash, seed, components, prompt hashes."""
     data = sc.to_json_dict()
@@ -254,8 +354,12 @@ def scorecard_json(sc: Any, manifest: Manifest, suite: Suite | None = None) -> d
         "components": manifest.components,
         "prompts_sha256": config_hash(manifest.prompts),
     }
+    if done is not None:  # a partial or aborted run says so in its scorecard, not only on screen
+        data["run"]["cells"] = {"planned": done.planned, "finished": done.finished, "aborted": len(done.aborted),
+                                "partial": done.partial}
     return data
 
 
-def write_json(sc: Any, path: Path, manifest: Manifest, suite: Suite | None = None) -> None:
-    atomic_write(path, json.dumps(scorecard_json(sc, manifest, suite), indent=2))
+def write_json(sc: Any, path: Path, manifest: Manifest, suite: Suite | None = None,
+               done: Outcome | None = None) -> None:
+    atomic_write(path, json.dumps(scorecard_json(sc, manifest, suite, done), indent=2), make_parents=False)

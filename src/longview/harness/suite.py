@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -44,6 +45,36 @@ class RoleSpec(BaseModel):
     embedded: str = Field(description="The deterministic implementation used when no model is given.")
 
 
+class ProfileSpec(BaseModel):
+    """How `longview profile` reads a suite: one headline metric, a quick mode, one line of meaning."""
+
+    label: str = Field(default="", description="What the suite measures, in a few words (default: the suite name).")
+    metric: str | None = Field(default=None, description="Headline metric (default: the scorecard's first).")
+    variant: str | None = Field(default=None, description="The model's variant that carries it (default: the first model variant).")
+    quick_units: int = Field(default=3, ge=1, description="Units (personas, users, scenarios) run by --quick.")
+    quick_options: dict[str, Any] = Field(default_factory=dict, description="Suite options (-S) set by --quick.")
+    reading: str = Field(default="", description="One line: what the headline metric means for a user.")
+    also: list[str] = Field(default_factory=list, description="Further metrics quoted on the profile line.")
+
+
+class SessionOutcome(BaseModel):
+    """One session's outcome, for reports (failed sessions link to their transcripts)."""
+
+    outcome: Literal["pass", "fail"] | None = Field(default=None, description="None: the session is not scored alone.")
+    labels: dict[str, str] = Field(default_factory=dict, description="Buckets it counts in (domain, check type...).")
+    reason: str = Field(default="", description="Why it passed or failed, in one line.")
+
+
+class Section(BaseModel):
+    """An extra block of a suite's HTML report: a table, a Vega-Lite chart, or both."""
+
+    title: str = Field(description="Heading.")
+    note: str = Field(default="", description="One or two lines under the heading.")
+    columns: list[str] = Field(default_factory=list, description="Table header.")
+    rows: list[list[str | float | int | None]] = Field(default_factory=list, description="Table rows (None prints '–').")
+    vega_lite: dict[str, Any] | None = Field(default=None, description="A Vega-Lite spec with inline data.")
+
+
 class Suite(ABC):
     """One published protocol. Class attributes describe it; methods run and score it."""
 
@@ -55,6 +86,7 @@ class Suite(ABC):
     variants: ClassVar[dict[str, str]] = {"default": "the protocol as published"}  # name -> description
     model_variants: ClassVar[Sequence[str]] = ("default",)  # what a --model runs when no --variant is given
     datasets: ClassVar[dict[str, str]] = {"builtin": "the built-in dataset"}  # spec -> description
+    profile: ClassVar[ProfileSpec] = ProfileSpec()  # how `longview profile` runs and reads this suite
 
     @abstractmethod
     def load_dataset(self, spec: str, options: BaseModel) -> Dataset:
@@ -118,6 +150,22 @@ class Suite(ABC):
         """Extra commands under ``longview SUITE ...`` (generate, calibrate, inspect)."""
         return None
 
+    def sample_dataset(self, folder: Path) -> str | None:
+        """Write a small valid dataset (a few files, one or two units) into ``folder`` and return its
+        ``--dataset`` spec. The fuzz suite (tests/fuzz) damages these files one at a time and
+        checks every failure is one clean message; None opts the suite out of dataset fuzzing."""
+        return None
+
     def estimate(self, cells: list[Cell], dataset: Dataset, roles: Roles, options: BaseModel) -> dict[str, tuple[int, int]]:
         """--dry-run: role -> (estimated calls, estimated input tokens). Default: unknown (empty)."""
+        return {}
+
+    def report_sections(self, scorecard: dict[str, Any]) -> list[Section]:
+        """Extra HTML report sections from the scorecard JSON (e.g. the paper's tables); the
+        generic report (tables, forest plots, breakdowns, traces) is always there. Default: none."""
+        return []
+
+    def session_outcomes(self, result: str, dataset: Dataset) -> dict[str, SessionOutcome]:
+        """Session id -> outcome, from one finished cell's result JSON, so a report can link a
+        failed session to its transcript. Default: none (sessions are listed without outcome)."""
         return {}

@@ -55,7 +55,8 @@ def plan_table(suite: str, cells: list[Any], estimate: dict[str, tuple[int, int]
 def usage_table(usage: dict[str, Any]) -> Table:
     """Token, cached-token and cost accounting per role (the manifest's `usage` block)."""
     t = Table(title="Model usage (all invocations of this run)")
-    for col in ("role", "calls", "cache hits", "input tok", "cached tok", "cached share", "output tok", "cost USD"):
+    for col in ("role", "calls", "retries", "failed", "cache hits", "input tok", "cached tok", "cached share",
+                "output tok", "cost USD"):
         t.add_column(col, justify="left" if col == "role" else "right")
     rows = dict(usage.get("roles", {}))
     if usage.get("total"):
@@ -64,6 +65,7 @@ def usage_table(usage: dict[str, Any]) -> Table:
         inp = u.get("input_tokens", 0)
         share = u.get("cached_tokens", 0) / inp if inp else 0.0
         cost = f"{u.get('cost_usd', 0.0):.4f}" + ("" if u.get("cost_known", True) else " (unpriced)")
-        t.add_row(role, str(u.get("calls", 0)), str(u.get("cache_hits", 0)), str(inp), str(u.get("cached_tokens", 0)),
+        t.add_row(role, str(u.get("calls", 0)), str(u.get("retries", 0)), str(u.get("failed_calls", 0)),
+                  str(u.get("cache_hits", 0)), str(inp), str(u.get("cached_tokens", 0)),
                   f"{share:.0%}", str(u.get("output_tokens", 0)), cost)
     return t

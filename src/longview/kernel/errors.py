@@ -2,6 +2,24 @@
 
 from __future__ import annotations
 
+
+def printable(text: object, limit: int = 160) -> str:
+    """``text`` safe to print on one terminal line: control characters and lone surrogates
+    escaped (a hostile id must not drive the terminal), cut at ``limit`` characters."""
+    s = str(text)
+    s = "".join(ch if ch.isprintable() or ch == " " else repr(ch)[1:-1] for ch in s)
+    s = s.encode("utf-8", "backslashreplace").decode("utf-8")
+    return s if len(s) <= limit else s[: limit - 3] + "..."
+
+
+def terminal_safe(text: object) -> str:
+    """Like :func:`printable` but keeps line breaks and tabs and does not cut: for transcripts,
+    whose text comes from models and datasets and must not drive the terminal."""
+    s = str(text)
+    s = "".join(ch if ch.isprintable() or ch in " \n\t" else repr(ch)[1:-1] for ch in s)
+    return s.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class LongviewError(Exception):
     """Base for errors that are the user's to fix (bad input, bad config)."""
 
@@ -11,14 +29,20 @@ class DataError(LongviewError):
 
     def __init__(self, file: str, record: str, field: str, expected: str) -> None:
         self.file, self.record, self.field, self.expected = file, record, field, expected
-        super().__init__(f"{file}: record {record}: field '{field}': {expected}")
+        super().__init__(
+            f"{printable(file, 300)}: record {printable(record)}: field '{printable(field)}': {printable(expected, 600)}"
+        )
 
     @classmethod
-    def from_error(cls, file: str, record: str, loc: list, err: dict) -> "DataError":
+    def from_error(cls, file: str, record: str, loc: list, err: dict) -> DataError:
         """Build from one pydantic error dict, rendering ``loc`` as a dotted field path."""
         field = ".".join(str(x) for x in loc) or "<root>"
         got = "" if err["type"] == "missing" else f" (got {str(err.get('input'))[:80]!r})"
         return cls(file, record, field, f"{err['msg']}{got}")
+
+
+class RunFolderError(DataError):
+    """A file of a run folder is damaged or foreign: names the file, the record and the field."""
 
 
 class ConfigError(LongviewError):

@@ -1,15 +1,24 @@
-"""Run directories: a manifest, one folder per cell with its session traces, and a completion
-marker per finished cell.
+"""Run directories: a manifest, one folder per cell with its session traces, a completion marker
+per finished cell, and a journal of every model call.
 
 Layout::
 
     RUN_DIR/manifest.json            what ran (versions, dataset hash, config + hash, commit, components)
     RUN_DIR/cells/<cell>/<session>.jsonl
     RUN_DIR/cells/<cell>/result.json  completion marker: written last, atomically
+    RUN_DIR/usage.jsonl              one line per model call, appended as it happens
     RUN_DIR/scorecard.json           written when the run finishes
 
-Resume skips cells that have a marker and redoes the others from scratch; it refuses a manifest
-whose config hash differs unless forced.
+Safety rules (issue 7):
+
+* Every path the store hands out is inside its root: cell and session names go through
+  :func:`~longview.kernel.ids.path_component` (injective, separator-free) and the resolved path is
+  checked, so neither a hostile id nor a symlink planted in the folder leads elsewhere.
+* ``--force`` removes only what longview writes (the names in :data:`OWNED`, temp files of those,
+  and names recorded by :meth:`RunStore.write_json`); it refuses when the folder holds anything else.
+* A damaged ``manifest.json`` is explained, never a traceback. A completion marker that does not
+  parse (a truncated write, a hand edit) is not "done": the cell is redone and a note says why.
+* Resume recovers usage from the journal, so calls of a killed invocation still count.
 """
 
 from __future__ import annotations
@@ -17,20 +26,30 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
-from datetime import datetime, timezone
+import tempfile
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from longview import __version__
-from longview.kernel.errors import ConfigError
+from longview.kernel.errors import ConfigError, RunFolderError
+from longview.kernel.ids import id_problem, path_component
 from longview.kernel.models.secrets import redact
 
 MARKER = "result.json"
+MANIFEST = "manifest.json"
+CELLS = "cells"
+JOURNAL = "usage.jsonl"
+SCORECARD = "scorecard.json"
+OWNED_LIST = ".longview-files"  # extra names written through write_json
+OWNED = frozenset({MANIFEST, CELLS, JOURNAL, SCORECARD, OWNED_LIST})
+MAX_CELL_KEY = 1000
 
 
 def config_hash(config: dict[str, Any]) -> str:
@@ -62,7 +81,7 @@ class Manifest(BaseModel):
     package_version: str = Field(default=__version__, description="longview version.")
     git_commit: str | None = Field(default_factory=git_commit, description="Source commit, if known.")
     created: str = Field(
-        default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"),
         description="UTC creation time of the run directory (wall clock; never used inside episodes).",
     )
     dataset: DatasetInfo = Field(description="Dataset identity.")
@@ -71,6 +90,7 @@ class Manifest(BaseModel):
     components: dict[str, str] = Field(default_factory=dict, description="Which implementation ran each role.")
     prompts: dict[str, str] = Field(default_factory=dict, description="Prompt file -> sha256.")
     usage: dict[str, Any] = Field(default_factory=dict, description="Token/cost accounting per role.")
+    api_base: str | None = Field(default=None, description="Endpoint every model role used (None: provider defaults).")
     executor: dict[str, Any] = Field(
         default_factory=dict,
         description="What ran the cells of the latest invocation: name (local, ray), nodes, cpus, workers; "
@@ -78,78 +98,337 @@ class Manifest(BaseModel):
     )
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write via a temp file and rename, so a crash never leaves half a file; secrets are masked."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(redact(text), encoding="utf-8")
-    os.replace(tmp, path)
+def atomic_write(path: Path, text: str, *, make_parents: bool = True) -> None:
+    """Write via a unique temp file in the same folder and rename, so a crash never leaves half a
+    file (nor clobbers a neighbour); secrets are masked. OS failures become :class:`ConfigError`."""
+    path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"{path}: is a folder; expected a file path to write")
+    try:
+        if make_parents:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot write here ({e.strerror or e})") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(redact(text))
+        os.replace(tmp, path)
+    except BaseException as e:
+        Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise ConfigError(f"{path}: cannot write here ({e.strerror or e})") from None
+        raise
 
 
 def safe_name(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)
+    """Folder name of a cell or session: see :func:`~longview.kernel.ids.path_component`."""
+    return path_component(text)
+
+
+def _is_owned_temp(name: str, owned: set[str] | frozenset[str] = OWNED) -> bool:
+    # atomic_write temp files: ".<owned name>.<random>.tmp"
+    return name.startswith(".") and name.endswith(".tmp") and name[1:-4].rsplit(".", 1)[0] in owned
 
 
 class RunStore:
-    """One run directory."""
+    """One run directory.
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    ``result_model`` (optional) is the pydantic model of cell results: a marker that does not
+    validate against it is treated as damaged.
+    """
+
+    def __init__(self, root: Path | str, result_model: type[BaseModel] | None = None) -> None:
+        self.root = Path(root)
+        self.result_model = result_model
         self.previous_usage: dict[str, Any] = {}  # usage recorded by earlier invocations of a resumed run
+        self.notes: dict[str, str] = {}  # what was found damaged (cell folder or file -> why)
+        self._lock = threading.Lock()
+
+    # --- paths ------------------------------------------------------------------------------
 
     @property
     def manifest_path(self) -> Path:
-        return self.root / "manifest.json"
+        return self.root / MANIFEST
 
-    def open(self, manifest: Manifest, *, resume: bool, force: bool) -> None:
-        """Create the run, or reopen it for resume; refuse what would mix two configurations."""
-        if self.manifest_path.exists():
-            old = Manifest.model_validate_json(self.manifest_path.read_text())
-            if resume and old.config_hash == manifest.config_hash:
-                manifest.created = old.created
-                self.previous_usage = old.usage
-            elif resume and not force:
-                raise ConfigError(
-                    f"{self.root}: cannot resume, the configuration changed (hash {old.config_hash[:12]} -> "
-                    f"{manifest.config_hash[:12]}); pass --force to start this run directory over"
-                )
-            elif not resume and not force:
-                raise ConfigError(f"{self.root}: a run already exists here; pass --resume to continue it or --force to replace it")
-            else:
-                shutil.rmtree(self.root)
-        self.root.mkdir(parents=True, exist_ok=True)
-        self.write_manifest(manifest)
+    @property
+    def journal_path(self) -> Path:
+        return self.root / JOURNAL
 
-    def write_manifest(self, manifest: Manifest) -> None:
-        atomic_write(self.manifest_path, manifest.model_dump_json(indent=2))
+    def _real_root(self) -> Path:
+        return self.root.resolve()
 
-    def manifest(self) -> Manifest:
-        if not self.manifest_path.exists():
-            raise ConfigError(f"{self.root}: not a run directory (no manifest.json)")
-        return Manifest.model_validate_json(self.manifest_path.read_text())
+    def inside(self, path: Path) -> Path:
+        """``path`` if it resolves (symlinks followed) to a location inside the run folder."""
+        real, root = path.resolve(), self._real_root()
+        if real != root and not real.is_relative_to(root):
+            raise ConfigError(f"{self.root}: refusing to use {path}: it leads outside the run folder (to {real})")
+        return path
 
     def cell_dir(self, cell: str) -> Path:
-        return self.root / "cells" / safe_name(cell)
+        problem = id_problem(cell, max_len=MAX_CELL_KEY, separators=True)
+        if problem:
+            raise ConfigError(f"{self.root}: cell key {cell!r:.80}: expected {problem}")
+        return self.inside(self.root / CELLS / path_component(cell))
+
+    def session_path(self, cell: str, session_id: str) -> Path:
+        """Where one session's trace of ``cell`` goes; the only way a suite should name a trace."""
+        problem = id_problem(session_id)
+        if problem:
+            raise ConfigError(f"{self.root}: cell {cell}: session id {session_id!r:.80}: expected {problem}")
+        return self.inside(self.cell_dir(cell) / f"{path_component(session_id)}.jsonl")
+
+    # --- opening ----------------------------------------------------------------------------
+
+    def open(self, manifest: Manifest, *, resume: bool, force: bool) -> None:
+        """Create the run, or reopen it for resume; refuse what would mix two configurations or
+        destroy files longview did not write."""
+        root = self.root
+        if root.exists() and not root.is_dir():
+            raise ConfigError(f"{root}: exists and is not a folder; choose a folder for the run")
+        try:
+            entries = sorted(p.name for p in root.iterdir()) if root.exists() else []
+        except OSError as e:
+            raise ConfigError(f"{root}: cannot read the folder ({e.strerror or e})") from None
+        if self.manifest_path.exists() or self.manifest_path.is_symlink():
+            try:
+                old: Manifest | None = self._read_manifest()
+            except RunFolderError as e:
+                if not force:
+                    raise RunFolderError(e.file, e.record, e.field,
+                                         f"{e.expected}; the run cannot be resumed — pass --force to start it over") from None
+                old = None
+            if old is not None and resume and old.config_hash == manifest.config_hash:
+                # A resume keeps user files beside the run, but not links, nor longview's own names
+                # replaced by something else (a folder called scorecard.json, a file called cells).
+                links = [n for n in self._foreign()
+                         if n not in entries or n.rstrip("/") in OWNED or (root / n).is_symlink()]
+                if links:
+                    raise RunFolderError(str(root / links[0]), "<run folder>", links[0],
+                                         "a file or folder longview wrote (found a symbolic link or foreign "
+                                         "entry inside its cells); the run folder was tampered with")
+                manifest.created = old.created
+                self.previous_usage = self.recovered_usage(fallback=old.usage)
+            elif old is not None and resume and not force:
+                raise ConfigError(
+                    f"{root}: cannot resume, the configuration changed (hash {old.config_hash[:12]} -> "
+                    f"{manifest.config_hash[:12]}); pass --force to start this run directory over"
+                )
+            elif old is not None and not resume and not force:
+                raise ConfigError(f"{root}: a run already exists here; pass --resume to continue it or --force to replace it")
+            else:
+                self._clear()
+        elif entries:
+            foreign = self._foreign()
+            if foreign:
+                raise ConfigError(
+                    f"{root}: folder is not empty and is not a longview run ({_listing(foreign)}); "
+                    "choose a new or empty folder"
+                )
+            if not force:
+                raise RunFolderError(str(self.manifest_path), "<manifest>", "<file>",
+                                     "present in a run folder (it holds run files but no manifest); "
+                                     "pass --force to start it over")
+            self._clear()
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ConfigError(f"{root}: cannot create the run folder ({e.strerror or e})") from None
+        self.write_manifest(manifest)
+
+    def _foreign(self) -> list[str]:
+        """Entries of the run folder longview did not write (symlinks are never longview's)."""
+        out = []
+        owned = OWNED | self._owned_extra()
+        for p in sorted(self.root.iterdir()):
+            if p.is_symlink() or not (p.name in owned or _is_owned_temp(p.name, owned)):
+                out.append(p.name)
+            elif p.name == CELLS:
+                if not p.is_dir():
+                    out.append(p.name)
+                    continue
+                for sub, dirs, files in os.walk(p):
+                    for n in dirs + files:
+                        if (Path(sub) / n).is_symlink():
+                            out.append(str((Path(sub) / n).relative_to(self.root)))
+            elif p.name != CELLS and not p.is_file():
+                out.append(p.name + "/")
+        return out
+
+    def _owned_extra(self) -> set[str]:
+        try:
+            names = (self.root / OWNED_LIST).read_text(encoding="utf-8").split()
+        except (OSError, UnicodeDecodeError):
+            return set()
+        return {n for n in names if id_problem(n) is None and n.endswith(".json")}
+
+    def _clear(self) -> None:
+        """``--force``: remove what longview wrote, only if that is all the folder holds."""
+        foreign = self._foreign()
+        if foreign:
+            raise ConfigError(
+                f"{self.root}: --force replaces only what longview wrote, and this folder also holds "
+                f"{_listing(foreign)}; move those away or choose another folder (nothing was removed)"
+            )
+        owned = OWNED | self._owned_extra()
+        for p in sorted(self.root.iterdir()):
+            if p.name == CELLS and p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p)
+            elif p.name in owned or _is_owned_temp(p.name, owned):
+                p.unlink()
+
+    # --- manifest ---------------------------------------------------------------------------
+
+    def write_manifest(self, manifest: Manifest) -> None:
+        atomic_write(self.inside(self.manifest_path), manifest.model_dump_json(indent=2))
+
+    def _read_manifest(self) -> Manifest:
+        path, file = self.manifest_path, str(self.manifest_path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as e:
+            raise RunFolderError(file, "<manifest>", "<file>", f"UTF-8 text (invalid byte at offset {e.start}); "
+                                 "the file is damaged") from None
+        except OSError as e:
+            raise RunFolderError(file, "<manifest>", "<file>", f"a readable file ({e.strerror or e})") from None
+        try:
+            return Manifest.model_validate_json(text)
+        except ValidationError as e:
+            err = e.errors()[0]
+            field = ".".join(str(x) for x in err["loc"]) or "<root>"
+            what = "complete JSON (the file is truncated or damaged)" if err["type"] == "json_invalid" else err["msg"]
+            raise RunFolderError(file, "<manifest>", field, what) from None
+        except RecursionError:
+            raise RunFolderError(file, "<manifest>", "<root>", "JSON of sane depth (the file is damaged)") from None
+
+    def manifest(self) -> Manifest:
+        if not self.root.is_dir():
+            what = "not a folder" if self.root.exists() else "no such folder"
+            raise ConfigError(f"{self.root}: not a run directory ({what})")
+        if not self.manifest_path.exists():
+            raise ConfigError(f"{self.root}: not a run directory (no manifest.json)")
+        return self._read_manifest()
+
+    # --- cells ------------------------------------------------------------------------------
+
+    def _marker_problem(self, marker: Path) -> str | None:
+        """Why ``marker`` does not prove its cell finished, or None when it does."""
+        try:
+            text = marker.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            return f"result.json is unreadable ({getattr(e, 'strerror', None) or e})"
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            return "result.json is truncated or not valid JSON"
+        if not isinstance(data, dict) or not data:
+            return "result.json does not hold a cell result"
+        if self.result_model is not None:
+            try:
+                self.result_model.model_validate(data)
+            except ValidationError as e:
+                err = e.errors()[0]
+                return f"result.json field '{'.'.join(map(str, err['loc']))}': {err['msg']}"
+        return None
 
     def is_done(self, cell: str) -> bool:
-        return (self.cell_dir(cell) / MARKER).exists()
+        """True when the cell has a valid completion marker. A damaged marker is not done: the
+        cell will be redone, and :attr:`notes` says why."""
+        d = self.cell_dir(cell)
+        marker = d / MARKER
+        if not marker.exists():
+            return False
+        problem = self._marker_problem(marker)
+        if problem:
+            self.notes[d.name] = f"{problem}; the cell counts as unfinished (a --resume runs it again)"
+            return False
+        return True
 
     def start_cell(self, cell: str) -> Path:
         """Fresh folder for a cell that has no marker (a half-written one is discarded)."""
         d = self.cell_dir(cell)
+        if d.is_symlink():
+            raise ConfigError(f"{d}: is a symbolic link; longview writes only real folders of its own")
         if d.exists():
             shutil.rmtree(d)
         d.mkdir(parents=True)
         return d
 
     def finish_cell(self, cell: str, result: BaseModel) -> None:
-        atomic_write(self.cell_dir(cell) / MARKER, result.model_dump_json(indent=1))
+        atomic_write(self.inside(self.cell_dir(cell) / MARKER), result.model_dump_json(indent=1))
 
     def results(self) -> list[str]:
-        """JSON text of every finished cell's result, in cell-name order."""
-        return [p.read_text() for p in sorted((self.root / "cells").glob(f"*/{MARKER}"))]
+        """JSON text of every finished cell's result, in cell-folder order. Damaged markers are
+        skipped and noted in :attr:`notes` (the cell counts as unfinished)."""
+        out: list[str] = []
+        cells = self.root / CELLS
+        if not cells.is_dir():
+            return out
+        for marker in sorted(cells.glob(f"*/{MARKER}")):
+            if marker.parent.is_symlink():
+                self.notes[marker.parent.name] = "cell folder is a symbolic link; ignored"
+                continue
+            problem = self._marker_problem(marker)
+            if problem:
+                self.notes[marker.parent.name] = f"{problem}; not scored"
+                continue
+            out.append(marker.read_text(encoding="utf-8"))
+        return out
+
+    # --- other files ------------------------------------------------------------------------
 
     def write_json(self, name: str, data: Any) -> Path:
-        path = self.root / name
+        """Write ``RUN_DIR/<name>`` (a plain ``*.json`` file name); ``--force`` may replace it later."""
+        if id_problem(name) or not name.endswith(".json") or name in (MANIFEST,):
+            raise ConfigError(f"{self.root}: cannot write {name!r}: expected a plain *.json file name")
+        if name not in OWNED and name not in self._owned_extra():
+            with self._lock:
+                with (self.root / OWNED_LIST).open("a", encoding="utf-8") as f:
+                    f.write(name + "\n")
+        path = self.inside(self.root / name)
         atomic_write(path, json.dumps(data, indent=2, sort_keys=False))
         return path
+
+    # --- usage journal ----------------------------------------------------------------------
+
+    def journal_usage(self, entry: dict[str, Any]) -> None:
+        """Append one model call's usage (see ``UsageLedger.journal``); flushed line by line so a
+        killed invocation loses at most the call in flight."""
+        line = json.dumps(entry, sort_keys=True)
+        with self._lock:
+            with self.inside(self.journal_path).open("a", encoding="utf-8") as f:
+                f.write(line + "\n")
+
+    def recovered_usage(self, fallback: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Usage of every earlier invocation, summed from the journal (a manifest's ``usage`` may
+        miss a killed invocation's calls); ``fallback`` when there is no journal."""
+        from longview.kernel.models.usage import summary_from_entries
+
+        if not self.journal_path.exists():
+            return dict(fallback or {})
+        entries, bad = [], 0
+        try:
+            lines = self.journal_path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            lines = []
+        for line in lines:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                bad += 1  # the line in flight when an invocation was killed
+                continue
+            if isinstance(entry, dict):
+                entries.append(entry)
+            else:
+                bad += 1
+        if bad:
+            self.notes[JOURNAL] = f"{bad} incomplete line(s) skipped (an invocation was killed mid-write)"
+        return summary_from_entries(entries)
+
+    def journal_writer(self) -> Callable[[dict[str, Any]], None]:
+        return self.journal_usage
+
+
+def _listing(names: list[str]) -> str:
+    shown = ", ".join(repr(n) for n in names[:3])
+    return shown + (f" and {len(names) - 3} more" if len(names) > 3 else "")

@@ -41,3 +41,16 @@ def test_planted_key_is_in_no_output(episodes, tmp_path, monkeypatch):
     assert "***" in traces  # the leak happened and was masked
     for p in files:
         assert KEY not in p.read_text(errors="replace"), p
+
+
+def test_unrelated_token_never_changes_data(episodes, tmp_path, monkeypatch):
+    """FOO_TOKEN=test is not a key longview reads: session ids ending in '_test' stay intact."""
+    monkeypatch.setenv("FOO_TOKEN", "test")
+    monkeypatch.setenv("GITHUB_TOKEN", "communication")  # a word that appears in session ids
+    cfg = RunConfig(suite="atr", dataset=str(episodes), agents=["ref:asker"], out=tmp_path / "run", units=1, max_turns=4)
+    harness.run(cfg)
+    files = [p for p in (tmp_path / "run").rglob("*") if p.is_file()]
+    text = "".join(p.read_text() for p in files)
+    assert "***" not in text
+    assert "_test" in text and "communication" in text
+    assert any(p.stem.endswith("_test") for p in files if p.suffix == ".jsonl")

@@ -20,7 +20,7 @@ from .client import (
 )
 from .mock import MockClient, MockScriptError, register_script, unregister_script
 from .retry import RetryPolicy
-from .secrets import get_key, load_dotenv, redact
+from .secrets import export_env, get_key, load_dotenv, redact, register_secret_env
 from .usage import PRICES, Price, RoleUsage, UsageLedger, UsageSummary
 
 __all__ = [
@@ -40,7 +40,9 @@ __all__ = [
     "UsageLedger",
     "UsageSummary",
     "get_key",
+    "export_env",
     "load_dotenv",
+    "register_secret_env",
     "make_client",
     "make_provider_client",
     "redact",

@@ -45,9 +45,11 @@ class ResponseCache:
         tools: list[dict],
         params: GenParams,
         trial: int = 0,
+        api_base: str | None = None,
     ) -> str:
-        """The sha256 hex digest identifying one request."""
-        payload = {
+        """The sha256 hex digest identifying one request (``api_base``: the endpoint, when not the
+        provider's default — answers from another server are never replayed)."""
+        payload: dict[str, Any] = {
             "model": model,
             "system": system,
             "messages": [m.model_dump(mode="json") for m in messages],
@@ -55,6 +57,8 @@ class ResponseCache:
             "params": params.model_dump(mode="json"),
             "trial": trial,
         }
+        if api_base:
+            payload["api_base"] = api_base.rstrip("/")
         return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
 
     def path(self, key: str) -> Path:

@@ -107,11 +107,22 @@ class ProviderSpec:
     reasoning_effort: bool = False
     # OpenAI deprecated ``max_tokens`` for chat completions; its reasoning models reject it.
     max_tokens_field: str = "max_tokens"
+    # Further variables holding credentials this provider reads (LiteLLM backends): copied from
+    # ``.env`` when missing and masked in every output, like ``key_env``.
+    secret_env: tuple[str, ...] = ()
+
+    def secret_envs(self) -> tuple[str, ...]:
+        """Every credential variable of this provider."""
+        return ((self.key_env,) if self.key_env else ()) + self.secret_env
 
 
 def _compat(prefix: str, base: str | None, key: str | None, **kw: Any) -> ProviderSpec:
     return ProviderSpec(prefix, "openai_compat", base, key, key_required=key is not None, **kw)
 
+
+# Seconds of silence after which a request is abandoned (and retried): a hung server costs at most
+# this times --max-attempts. Non-streamed answers from slow reasoning models can need more.
+DEFAULT_REQUEST_TIMEOUT = 30.0
 
 PROVIDERS: dict[str, ProviderSpec] = {
     p.prefix: p
@@ -139,10 +150,16 @@ PROVIDERS: dict[str, ProviderSpec] = {
         # vLLM serves whatever it was started with: no default endpoint, optional key.
         ProviderSpec("hosted_vllm", "openai_compat", None, "HOSTED_VLLM_API_KEY"),
         # No OpenAI-compatible endpoint: delegated to the optional LiteLLM extra.
-        *(
-            ProviderSpec(p, "litellm")
-            for p in ("anthropic", "gemini", "vertex_ai", "bedrock", "azure", "cohere")
+        ProviderSpec("anthropic", "litellm", key_env="ANTHROPIC_API_KEY"),
+        ProviderSpec("gemini", "litellm", key_env="GEMINI_API_KEY"),
+        ProviderSpec("vertex_ai", "litellm"),  # credentials come from a service-account file
+        ProviderSpec(
+            "bedrock",
+            "litellm",
+            secret_env=("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"),
         ),
+        ProviderSpec("azure", "litellm", key_env="AZURE_API_KEY"),
+        ProviderSpec("cohere", "litellm", key_env="COHERE_API_KEY"),
         # ``litellm/<anything LiteLLM accepts>``: an escape hatch for its other providers.
         ProviderSpec("litellm", "litellm"),
         ProviderSpec("mock", "mock"),
@@ -163,9 +180,17 @@ def split_model(model: str) -> tuple[ProviderSpec, str]:
     return spec, name
 
 
-def make_provider_client(model: str, *, api_base: str | None = None) -> ModelClient:
-    """The bare provider client for ``model``: no cache, no retry, no accounting."""
+def make_provider_client(
+    model: str, *, api_base: str | None = None, request_timeout: float | None = None
+) -> ModelClient:
+    """The bare provider client for ``model``: no cache, no retry, no accounting.
+
+    ``request_timeout`` bounds a request's silence (seconds without a byte from the server);
+    None uses the backend default (:data:`DEFAULT_REQUEST_TIMEOUT`).
+    """
     spec, name = split_model(model)
+    if request_timeout is not None and not request_timeout > 0:
+        raise ConfigError(f"request timeout must be a positive number of seconds, got {request_timeout}")
     if spec.backend == "mock":
         from .mock import MockClient
 
@@ -173,10 +198,12 @@ def make_provider_client(model: str, *, api_base: str | None = None) -> ModelCli
     if spec.backend == "litellm":
         from .litellm_client import LiteLLMClient
 
-        return LiteLLMClient(model, api_base=api_base)
-    from .openai_compat import OpenAICompatClient
+        return LiteLLMClient(model, api_base=api_base, timeout=request_timeout or DEFAULT_REQUEST_TIMEOUT)
+    from .openai_compat import OpenAICompatClient, make_timeout
 
-    return OpenAICompatClient(model, spec, name, api_base=api_base)
+    return OpenAICompatClient(
+        model, spec, name, api_base=api_base, timeout=make_timeout(request_timeout or DEFAULT_REQUEST_TIMEOUT)
+    )
 
 
 class ManagedClient:
@@ -190,6 +217,7 @@ class ManagedClient:
         cache: ResponseCache | None = None,
         ledger: UsageLedger | None = None,
         role: str = "agent",
+        api_base: str | None = None,
     ) -> None:
         self.inner, self.retry, self.cache, self.ledger, self.role = (
             inner,
@@ -199,6 +227,8 @@ class ManagedClient:
             role,
         )
         self.model = inner.model
+        # Part of the cache key: another server may answer the same model name differently.
+        self.api_base = api_base.rstrip("/") if api_base else None
 
     def __repr__(self) -> str:
         return f"ManagedClient({self.inner!r}, role={self.role!r}, cached={self.cache is not None})"
@@ -216,20 +246,32 @@ class ManagedClient:
 
         key = None
         if self.cache is not None:
-            key = self.cache.key(self.model, system, messages, tools, params, trial)
+            key = self.cache.key(
+                self.model, system, messages, tools, params, trial, api_base=self.api_base
+            )
             hit = self.cache.get(key)
             if hit is not None:
                 if self.ledger is not None:
                     self.ledger.record_cache_hit(self.role)
                 return hit
-        turn = await self.retry.call(
-            lambda: self.inner.complete(system, messages, tools, params, trial), label=self.model
-        )
+        attempts = 0
+
+        async def attempt() -> AssistantTurn:
+            nonlocal attempts
+            attempts += 1
+            return await self.inner.complete(system, messages, tools, params, trial)
+
+        try:
+            turn = await self.retry.call(attempt, label=self.model)
+        except ModelCallFailed:
+            if self.ledger is not None:
+                self.ledger.record_failure(self.role, attempts)
+            raise
         turn.usage, cost_known = price_usage(
             self.model, turn.usage, self.ledger.prices if self.ledger is not None else None
         )
         if self.ledger is not None:
-            self.ledger.record(self.role, turn.usage, cost_known=cost_known)
+            self.ledger.record(self.role, turn.usage, cost_known=cost_known, attempts=attempts)
         # An empty turn (no text, no calls) is a provider hiccup callers retry; never replay it.
         if self.cache is not None and key is not None and (turn.tool_calls or (turn.text or "").strip()):
             self.cache.put(key, turn, model=self.model)
@@ -244,14 +286,18 @@ def make_client(
     retry: RetryPolicy | None = None,
     ledger: UsageLedger | None = None,
     role: str = "agent",
+    request_timeout: float | None = None,
 ) -> ModelClient:
     """Build the client for ``model`` wrapped with cache → retry → usage accounting.
 
     ``cache=None`` disables caching (``--no-cache``); ``retry=None`` uses the default
-    :class:`RetryPolicy`; ``ledger=None`` skips accounting (costs are still filled in).
+    :class:`RetryPolicy`; ``ledger=None`` skips accounting (costs are still filled in);
+    ``request_timeout`` is ``--request-timeout`` (seconds of silence; default 30).
     Raises :class:`ConfigError` for an unknown provider, a missing key or a missing extra.
     """
     from .retry import RetryPolicy
 
-    inner = make_provider_client(model, api_base=api_base)
-    return ManagedClient(inner, retry=retry or RetryPolicy(), cache=cache, ledger=ledger, role=role)
+    inner = make_provider_client(model, api_base=api_base, request_timeout=request_timeout)
+    return ManagedClient(
+        inner, retry=retry or RetryPolicy(), cache=cache, ledger=ledger, role=role, api_base=api_base
+    )

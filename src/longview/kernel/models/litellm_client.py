@@ -18,7 +18,7 @@ from longview.kernel.errors import ConfigError
 from .client import GenParams, ProviderError
 from .openai_compat import parse_completion, to_openai_messages, to_openai_tools
 from .retry import parse_retry_after
-from .secrets import load_dotenv
+from .secrets import export_env, secret_env_names
 
 INSTALL_HINT = "pip install 'longview[litellm]'"
 # Exceptions from these packages are provider failures; anything else is a bug and propagates.
@@ -54,13 +54,19 @@ def to_provider_error(err: Exception) -> ProviderError:
 class LiteLLMClient:
     """Async client for one model through ``litellm.acompletion``."""
 
-    def __init__(self, model: str, *, api_base: str | None = None) -> None:
+    def __init__(self, model: str, *, api_base: str | None = None, timeout: float | None = None) -> None:
         self._litellm = _import_litellm(model)
-        load_dotenv()  # LiteLLM reads keys from os.environ; let ./.env fill it first
+        # LiteLLM reads keys from os.environ: let ./.env fill in the provider's credentials (all
+        # known ones for the ``litellm/`` escape hatch) and nothing else.
+        from .client import split_model
+
+        spec, _ = split_model(model)
+        export_env(secret_env_names() if spec.prefix == "litellm" else spec.secret_envs())
         self.model = model
         # ``litellm/<x>`` is our escape hatch: hand LiteLLM ``<x>`` verbatim.
         self.name = model.split("/", 1)[1] if model.startswith("litellm/") else model
         self.api_base = api_base
+        self.timeout = timeout
 
     def __repr__(self) -> str:
         return f"LiteLLMClient({self.model!r})"
@@ -78,6 +84,8 @@ class LiteLLMClient:
             kw["tools"] = to_openai_tools(tools)
         if self.api_base:
             kw["api_base"] = self.api_base
+        if self.timeout:
+            kw["timeout"] = self.timeout
         if params.temperature is not None:
             kw["temperature"] = params.temperature
         if params.max_tokens is not None:

@@ -22,7 +22,14 @@ from .retry import parse_retry_after
 from .secrets import get_key
 
 RAW_ARGUMENTS = "__raw__"
-DEFAULT_TIMEOUT = httpx.Timeout(600.0, connect=15.0)  # long generations are normal; dead hosts not
+
+
+def make_timeout(seconds: float) -> httpx.Timeout:
+    """``seconds`` of silence (read/write/pool) before giving up; connecting gets at most 10 s."""
+    return httpx.Timeout(seconds, connect=min(10.0, seconds))
+
+
+DEFAULT_TIMEOUT = make_timeout(30.0)  # a hung server must not hold a cell for ten minutes
 
 
 def to_openai_messages(system: str | None, messages: list[Message]) -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel, Field, computed_field
 
@@ -73,6 +74,8 @@ class RoleUsage(BaseModel):
     output_tokens: int = Field(default=0, description="Completion tokens.")
     cost_usd: float = Field(default=0.0, description="Estimated cost of the provider calls.")
     cache_hits: int = Field(default=0, description="Calls answered by the local response cache.")
+    retries: int = Field(default=0, description="Extra provider attempts beyond the first, over all calls.")
+    failed_calls: int = Field(default=0, description="Calls that failed for good (retries exhausted or not retryable).")
     cost_known: bool = Field(default=True, description="False if any call's model had no price.")
 
     @computed_field  # type: ignore[prop-decorator]
@@ -89,6 +92,8 @@ class RoleUsage(BaseModel):
         self.output_tokens += other.output_tokens
         self.cost_usd += other.cost_usd
         self.cache_hits += other.cache_hits
+        self.retries += other.retries
+        self.failed_calls += other.failed_calls
         self.cost_known = self.cost_known and other.cost_known
 
 
@@ -100,32 +105,54 @@ class UsageSummary(BaseModel):
 
 
 class UsageLedger:
-    """Accumulates usage per role; safe to share across clients, tasks and threads."""
+    """Accumulates usage per role; safe to share across clients, tasks and threads.
 
-    def __init__(self, prices: dict[str, Price] | None = None) -> None:
+    ``journal`` (optional, settable later) receives one dict per recorded event — a role plus
+    :class:`RoleUsage` fields — as it happens; a run store appends them to ``usage.jsonl`` so the
+    usage of an invocation killed before it wrote its manifest is recovered on resume
+    (:func:`summary_from_entries`).
+    """
+
+    def __init__(
+        self, prices: dict[str, Price] | None = None, journal: Callable[[dict], None] | None = None
+    ) -> None:
         self.prices = dict(PRICES if prices is None else prices)
+        self.journal = journal
         self._roles: dict[str, RoleUsage] = {}
         self._lock = threading.Lock()
 
-    def record(self, role: str, usage: Usage, *, cost_known: bool = True) -> None:
-        """Count one provider call whose ``usage`` already carries its cost."""
+    def _add(self, role: str, delta: RoleUsage) -> None:
         with self._lock:
-            r = self._roles.setdefault(role, RoleUsage())
-            r.add(
-                RoleUsage(
-                    calls=1,
-                    input_tokens=usage.input_tokens,
-                    cached_tokens=usage.cached_tokens,
-                    output_tokens=usage.output_tokens,
-                    cost_usd=usage.cost_usd,
-                    cost_known=cost_known,
-                )
-            )
+            self._roles.setdefault(role, RoleUsage()).add(delta)
+        if self.journal is not None:
+            entry = delta.model_dump(exclude={"cached_share"}, exclude_defaults=True)
+            entry["role"] = role
+            if not delta.cost_known:
+                entry["cost_known"] = False
+            self.journal(entry)
+
+    def record(self, role: str, usage: Usage, *, cost_known: bool = True, attempts: int = 1) -> None:
+        """Count one provider call whose ``usage`` already carries its cost (after ``attempts`` tries)."""
+        self._add(
+            role,
+            RoleUsage(
+                calls=1,
+                input_tokens=usage.input_tokens,
+                cached_tokens=usage.cached_tokens,
+                output_tokens=usage.output_tokens,
+                cost_usd=usage.cost_usd,
+                retries=max(0, attempts - 1),
+                cost_known=cost_known,
+            ),
+        )
+
+    def record_failure(self, role: str, attempts: int) -> None:
+        """Count one call that failed for good after ``attempts`` tries (no tokens known)."""
+        self._add(role, RoleUsage(failed_calls=1, retries=max(0, attempts - 1)))
 
     def record_cache_hit(self, role: str) -> None:
         """Count one call served from the local response cache (free, no tokens)."""
-        with self._lock:
-            self._roles.setdefault(role, RoleUsage()).cache_hits += 1
+        self._add(role, RoleUsage(cache_hits=1))
 
     def role(self, role: str) -> RoleUsage:
         """A copy of the totals for ``role`` (zeros if it made no calls)."""
@@ -140,6 +167,25 @@ class UsageLedger:
         for r in roles.values():
             total.add(r)
         return UsageSummary(roles=roles, total=total)
+
+
+def summary_from_entries(entries: Iterable[dict]) -> dict:
+    """A manifest usage block from journal entries (see :class:`UsageLedger`); malformed entries
+    are skipped."""
+    roles: dict[str, RoleUsage] = {}
+    for e in entries:
+        role = e.get("role")
+        if not isinstance(role, str):
+            continue
+        try:
+            delta = RoleUsage.model_validate({k: v for k, v in e.items() if k != "role"})
+        except ValueError:
+            continue
+        roles.setdefault(role, RoleUsage()).add(delta)
+    total = RoleUsage()
+    for r in roles.values():
+        total.add(r)
+    return UsageSummary(roles=dict(sorted(roles.items())), total=total).model_dump()
 
 
 def add_summaries(a: dict, b: dict) -> dict:

@@ -62,6 +62,10 @@ def generate(
     """Generate an ATR cohort deterministically from a seed, with its QC report."""
     from longview.suites.atr.generator import build
 
+    if out.exists() and not out.is_dir():
+        fail(LongviewError(f"{out}: exists and is not a folder"))
+    if not out.exists() and any(p.exists() and not p.is_dir() for p in out.parents):
+        fail(LongviewError(f"{out}: cannot create the folder (a parent is a file)"))
     if out.exists() and any(out.iterdir()) and not force:
         fail(LongviewError(f"{out}: folder is not empty; pass --force to write into it"))
     if personas < 1:

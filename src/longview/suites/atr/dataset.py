@@ -8,7 +8,6 @@ are; longview's own cohort adds optional structured fields (see ``preference.py`
 from __future__ import annotations
 
 import hashlib
-import json
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
@@ -16,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from longview.kernel.errors import DataError
+from longview.kernel.ids import check_id, read_json
 from longview.suites.atr.preference import Preference, Step, TaskFrame
 
 
@@ -220,12 +220,7 @@ def _check_refs(ep: Episode, known_tools: set[str], file: str) -> None:
 def load_episode(path: Path, known_tools: set[str]) -> Episode:
     """Parse and validate one episode file; raise :class:`DataError` on the first problem."""
     file = str(path)
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as e:
-        raise DataError(file, "<file>", "<root>", f"readable UTF-8 JSON ({e})") from e
-    except json.JSONDecodeError as e:
-        raise DataError(file, "<file>", "<root>", f"valid JSON ({e.msg} at line {e.lineno})") from e
+    raw = read_json(path)  # DataError on unreadable, non-UTF-8, invalid, too deep, lone surrogates
     if not isinstance(raw, dict):
         raise DataError(file, "<file>", "<root>", "a JSON object (one episode)")
     record = str(raw.get("episode_id") or raw.get("persona_id") or "<episode>")
@@ -242,8 +237,31 @@ def load_episode(path: Path, known_tools: set[str]) -> Episode:
             rec = f"{record}/{loc[0]}[{loc[1]}]" + (f" ({ident})" if ident else "")
             loc = loc[2:]
         raise DataError.from_error(file, rec, loc, err) from None
+    _check_ids(ep, file)
     _check_refs(ep, known_tools, file)
     return ep
+
+
+MAX_DAY_OFFSET = 3650  # ten years of simulated days
+
+
+def _check_ids(ep: Episode, file: str) -> None:
+    """Ids that name folders and trace files are safe path components, and session ids unique."""
+    check_id(ep.episode_id, file, "<episode>", "episode_id")
+    check_id(ep.persona_id, file, ep.episode_id, "persona_id")
+    seen: set[str] = set()
+    ids = [("learning_sessions", i, s.session_id) for i, s in enumerate(ep.learning_sessions)]
+    ids += [("test_sessions", i, t.session_id) for i, t in enumerate(ep.test_sessions)]
+    for kind, i, sid in ids:
+        rec = f"{ep.episode_id}/{kind}[{i}]"
+        check_id(sid, file, rec, "session_id")
+        if sid in seen:
+            raise DataError(file, rec, "session_id", f"unique session ids (duplicate '{sid}')")
+        seen.add(sid)
+    for i, s in enumerate(ep.learning_sessions):
+        if not 0 <= s.day_offset <= MAX_DAY_OFFSET:
+            raise DataError(file, f"{ep.episode_id}/learning_sessions[{i}] ({s.session_id})", "day_offset",
+                            f"a day offset from 0 to {MAX_DAY_OFFSET} (got {s.day_offset})")
 
 
 def hash_files(paths: list[Path]) -> str:

@@ -22,8 +22,10 @@ def _check_ontology(path: Path) -> None:
     file = str(path)
     try:
         onto = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as e:
-        raise DataError(file, "<file>", "<root>", f"readable YAML ({e})") from e
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise DataError(file, "<file>", "<root>", f"readable UTF-8 YAML ({' '.join(str(e).split())[:200]})") from None
+    except RecursionError:
+        raise DataError(file, "<file>", "<root>", "YAML of sane nesting depth") from None
     if not isinstance(onto, dict) or not isinstance(onto.get("domains"), dict):
         raise DataError(file, "<root>", "domains", "a mapping of domain name -> {tools: [...]}")
     ours = all_tool_names()
@@ -40,7 +42,10 @@ def _check_ontology(path: Path) -> None:
             if name not in ours:
                 raise DataError(file, rec, "name", f"a tool longview implements (unknown tool '{name}')")
             spec = {p.name: (p.type, p.required) for p in tool_spec(name).parameters}
-            theirs = {p.get("name"): (p.get("type"), bool(p.get("required"))) for p in t.get("parameters") or []}
+            params = t.get("parameters") or []
+            if not isinstance(params, list) or not all(isinstance(p, dict) for p in params):
+                raise DataError(file, rec, "parameters", "a list of parameter records")
+            theirs = {str(p.get("name")): (p.get("type"), bool(p.get("required"))) for p in params}
             if spec != theirs:
                 diff = sorted(set(spec.items()) ^ set(theirs.items()))
                 raise DataError(file, rec, "parameters", f"the parameters longview implements (differs on {diff})")

@@ -80,6 +80,23 @@ class ATRSuite(Suite):
         self._prompts = prompt_set(spec)
         return dataset
 
+    def sample_dataset(self, folder: Path) -> str:
+        """Two builtin episodes cut to two rules and two learning sessions, as a plain episode
+        folder: small and quick to run (for the fuzz suite)."""
+        import json
+
+        folder.mkdir(parents=True, exist_ok=True)
+        for f in sorted(builtin_path().glob("*.json"))[:2]:
+            ep = json.loads(f.read_text(encoding="utf-8"))
+            ep["rules"] = ep["rules"][:2]
+            kept = {r["rule_id"] for r in ep["rules"]}
+            ep["test_sessions"] = [t for t in ep["test_sessions"] if t["rule_id"] in kept]
+            ep["learning_sessions"] = ep["learning_sessions"][:2]
+            meta = ep.get("metadata") or {}
+            meta["selected_rules"] = [r for r in meta.get("selected_rules", []) if r in kept]
+            (folder / f.name).write_text(json.dumps(ep, indent=1), encoding="utf-8")
+        return str(folder)
+
     def reference_agent(self, name: str, dataset: Any, unit: str) -> Agent:
         return make_reference_agent(name, dataset.episode(unit))
 

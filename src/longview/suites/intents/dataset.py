@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from longview.kernel.errors import DataError
+from longview.kernel.ids import parse_json
 from longview.suites.intents.schema import Dataset, Episode
 
 BUILTIN = Path(__file__).parent / "data" / "builtin.json"
@@ -65,7 +65,7 @@ def validate_dataset(raw: object, file: str) -> Dataset:
 def load_json_dataset(path: Path, name: str) -> IntentsDataset:
     try:
         text = path.read_text(encoding="utf-8")
-        raw = json.loads(text)
+        raw = parse_json(text, str(path))  # DataError: invalid, nested too deep, lone surrogates
     except OSError as e:
         raise DataError(str(path), "<file>", "<root>", f"a readable file ({e.strerror})") from None
     except ValueError as e:

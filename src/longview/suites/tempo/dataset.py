@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from longview.kernel.errors import ConfigError, DataError
+from longview.kernel.ids import read_json
 from longview.suites.tempo.model import PERSONAS, Scenario
 
 BUILTIN = "builtin"
@@ -44,10 +44,7 @@ class TempoDataset:
 
 
 def load_file(path: Path) -> Scenario:
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as e:
-        raise DataError(str(path), "<file>", "<root>", f"valid JSON ({e})") from None
+    raw = read_json(path, path.stem)  # DataError: unreadable, not UTF-8, invalid, too deep, lone surrogates
     try:
         return Scenario.model_validate(raw)
     except ValidationError as e:

@@ -14,7 +14,6 @@ accuracy and recall, never precision.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from pathlib import Path
@@ -24,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rich.table import Table
 
 from longview.kernel.errors import CellAborted, DataError
+from longview.kernel.ids import parse_json
 from longview.suites.atr.dataset import ActionStep, CheckType, StandingRule
 from longview.suites.atr.scaffold import Classifier, RouteVerdict, Router
 
@@ -111,15 +111,14 @@ def _load(path: Path, model: type[RowT], check: Callable[[RowT], tuple[str, str]
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as err:
         raise DataError(file, "<file>", "<root>", f"readable file ({err.strerror})") from None
+    except UnicodeDecodeError as err:
+        raise DataError(file, "<file>", "<root>", f"UTF-8 text (invalid byte at offset {err.start})") from None
     rows: list[RowT] = []
     seen: dict[str, int] = {}
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        try:
-            data = json.loads(line)
-        except ValueError as err:
-            raise DataError(file, f"line {n}", "<root>", f"valid JSON ({err})") from None
+        data = parse_json(line, file, f"line {n}")  # DataError: invalid, too deep, lone surrogates
         record = f"line {n}" + (f" ({data['id']})" if isinstance(data, dict) and "id" in data else "")
         if not isinstance(data, dict):
             raise DataError(file, record, "<root>", "a JSON object")

@@ -1,0 +1,153 @@
+"""Ids that become file or folder names, and hostile-input checks for loaded JSON.
+
+Every suite's dataset loader calls :func:`check_id` on each id that may end up in a path
+(unit/persona, episode, session, trial...) and :func:`read_json` (or :func:`check_tree`) on each
+file, so a dataset can neither write outside a run folder nor crash longview with a traceback.
+:func:`path_component` maps any checked text to a folder-safe name *injectively*: two different
+ids never share a folder, even on a case-insensitive file system.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+from longview.kernel.errors import DataError
+
+MAX_ID_LEN = 128  # characters; leaves room for a suffix and a hash under the 255-byte name limit
+MAX_DEPTH = 64  # nesting of JSON containers a dataset file may use
+_SEPARATORS = ("/", "\\")
+# Names kept verbatim: lowercase ASCII letters, digits, '_', '.', '-', not starting with '.'.
+_PLAIN = re.compile(r"[a-z0-9_-][a-z0-9_.-]{0,95}")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+_WINDOWS_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
+
+
+def text_problem(value: str) -> str | None:
+    """Why ``value`` cannot be written as UTF-8 text safely (lone surrogate, NUL), or None."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        return f"valid UTF-8 text (lone surrogate at character {e.start})"
+    if "\x00" in value:
+        return "text without NUL characters"
+    return None
+
+
+def id_problem(value: Any, *, max_len: int = MAX_ID_LEN, separators: bool = False) -> str | None:
+    """What is wrong with ``value`` as an id that names a file or folder, or None if it is fine.
+
+    ``separators=True`` allows ``/`` and ``\\`` (for composite keys such as a cell key holding
+    ``provider/model``, which :func:`path_component` hashes into one name anyway).
+    """
+    if not isinstance(value, str):
+        return f"a string id (got {type(value).__name__})"
+    if not value:
+        return "a non-empty id"
+    if len(value) > max_len:
+        return f"an id of at most {max_len} characters (got {len(value)})"
+    bad = text_problem(value)
+    if bad:
+        return f"an id in {bad}"
+    for ch in value:
+        if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+            return f"an id without control or format characters (found U+{ord(ch):04X})"
+    if not separators:
+        if any(s in value for s in _SEPARATORS):
+            return "an id without path separators ('/' or '\\')"
+        if value in (".", ".."):
+            return "an id other than '.' or '..'"
+    if value != value.strip():
+        return "an id without leading or trailing whitespace"
+    return None
+
+
+def check_id(value: Any, file: str, record: str, field: str, *, max_len: int = MAX_ID_LEN) -> str:
+    """``value`` if it is a safe id, else :class:`DataError` naming file, record and field."""
+    problem = id_problem(value, max_len=max_len)
+    if problem:
+        raise DataError(file, record, field, f"{problem}; got {_show(value)}")
+    return value
+
+
+def _show(value: Any) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return repr(text[:60] + ("..." if len(text) > 60 else ""))
+
+
+def path_component(text: str) -> str:
+    """A folder/file name for ``text``: ``text`` itself when it is plain (lowercase ASCII letters,
+    digits, ``_.-``, not starting with a dot, ≤ 96 chars), otherwise a readable slug plus ``+`` and
+    a hash of the exact text. Plain names never contain ``+`` and hashed ones always do, so the map
+    is injective; hashed names differ by hash, so it stays injective on case-insensitive disks."""
+    if _PLAIN.fullmatch(text) and text.lower() not in _WINDOWS_RESERVED:
+        return text
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    slug = _UNSAFE.sub("_", text).lstrip(".")[:64] or "_"
+    return f"{slug}+{digest}"
+
+
+# --- JSON files -------------------------------------------------------------------------------
+
+
+def check_tree(value: Any, file: str, record: str, *, max_depth: int = MAX_DEPTH) -> None:
+    """Reject nesting deeper than ``max_depth`` and strings (keys too) that are not valid UTF-8
+    text, naming the field path. Iterative, so hostile depth cannot exhaust the stack."""
+    stack: list[tuple[Any, list[str]]] = [(value, [])]
+    while stack:
+        node, path = stack.pop()
+        if len(path) > max_depth:
+            raise DataError(file, record, _dotted(path[:max_depth]) or "<root>",
+                            f"JSON nested at most {max_depth} levels deep")
+        if isinstance(node, str):
+            bad = text_problem(node)
+            if bad and bad.startswith("valid"):  # NUL is legal inside JSON text
+                raise DataError(file, record, _dotted(path) or "<root>", bad)
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                bad = text_problem(k) if isinstance(k, str) else None
+                if bad and bad.startswith("valid"):
+                    raise DataError(file, record, _dotted([*path, _show(k)]), f"a key in {bad}")
+                stack.append((v, [*path, str(k)]))
+        elif isinstance(node, list):
+            stack.extend((v, [*path, str(i)]) for i, v in enumerate(node))
+
+
+def _dotted(path: list[str]) -> str:
+    return ".".join(path)
+
+
+def read_json(path: Path, record: str = "<file>") -> Any:
+    """Parse one JSON file strictly: readable, UTF-8, valid JSON, bounded depth, clean text.
+
+    Every failure is a :class:`DataError` naming the file (never a traceback).
+    """
+    file = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise DataError(file, record, "<root>", f"a readable file ({e.strerror or e})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise DataError(file, record, "<root>", f"UTF-8 text (invalid byte at offset {e.start})") from None
+    return parse_json(text, file, record)
+
+
+def parse_json(text: str, file: str, record: str = "<file>") -> Any:
+    """:func:`read_json` for text already in hand (one JSONL line, say)."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise DataError(file, record, "<root>", f"JSON nested at most {MAX_DEPTH} levels deep") from None
+    except json.JSONDecodeError as e:
+        raise DataError(file, record, "<root>", f"valid JSON ({e.msg} at line {e.lineno})") from None
+    except ValueError as e:  # e.g. an integer literal too long to convert
+        raise DataError(file, record, "<root>", f"valid JSON ({' '.join(str(e).split())[:120]})") from None
+    check_tree(value, file, record)
+    return value

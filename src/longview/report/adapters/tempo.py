@@ -1,0 +1,13 @@
+"""The `tempo` suite's profile line, until the suite declares ``profile`` itself (which wins)."""
+
+from longview.harness.suite import ProfileSpec
+
+PROFILE = ProfileSpec(
+    label="temporal allocation and trust",
+    metric="ta",
+    variant="default",
+    quick_units=3,
+    reading="share of decision windows where the urgent task is handled now and the competing one "
+            "explicitly deferred",
+    also=["tr_d", "trust_final"],
+)

@@ -1,0 +1,247 @@
+"""Everything a report reads from run directories: the scorecard (common shape), the manifest, the
+cells' completion markers and every session trace, plus what the suite (when installed) adds.
+
+A report never needs the suite: a run directory alone gives the scorecard, run identity, usage,
+aborted cells and every transcript. When the suite is installed, it adds session outcomes
+(pass/fail, buckets) and extra sections through its optional report hooks.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from longview.harness.suite import SessionOutcome, Suite
+from longview.kernel.errors import DataError, LongviewError
+from longview.kernel.runstore import MARKER
+
+# Row fields every scorecard row has (the common shape); anything else is suite-specific.
+COMMON_ROW_FIELDS = {"agent", "variant", "metrics", "ci95", "n", "n_aborted", "n_missing", "abort_reasons", "trials",
+                     "per_unit", "extra", "n_personas", "per_persona", "group"}
+
+
+@dataclass
+class Session:
+    """One session transcript of a run, indexed for the trace viewer."""
+
+    cell: str
+    sid: str
+    agent: str
+    variant: str
+    unit: str
+    phase: str
+    turns: int
+    end: str
+    tools: list[str]
+    first: str
+    start: str
+    stop: str
+    outcome: str | None = None
+    labels: dict[str, str] = field(default_factory=dict)
+    reason: str = ""
+
+
+@dataclass
+class CellInfo:
+    name: str
+    agent: str
+    variant: str
+    unit: str
+    trial: int
+    status: str
+    abort_reason: str | None
+
+
+@dataclass
+class RunData:
+    """One run directory, loaded."""
+
+    path: Path
+    label: str
+    manifest: dict[str, Any]
+    scorecard: dict[str, Any]
+    suite: Suite | None
+    cells: dict[str, CellInfo]
+    sessions: list[Session]
+    texts: dict[str, dict[str, str]]  # cell -> session id -> raw JSONL transcript
+    notes: list[str] = field(default_factory=list)  # what could not be loaded, said on the report
+
+    @property
+    def suite_name(self) -> str:
+        return self.scorecard.get("suite") or self.manifest.get("suite", "?")
+
+    def rows(self) -> list[dict[str, Any]]:
+        return self.scorecard.get("rows", [])
+
+
+def per_unit(row: dict[str, Any]) -> dict[str, dict[str, float | None]]:
+    """A row's unit -> metrics (``per_unit``, or ATR's historical ``per_persona``)."""
+    return row.get("per_unit") or row.get("per_persona") or {}
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise DataError(str(path), "<file>", "<root>", f"readable JSON ({' '.join(str(e).split())[:120]})") from None
+    if not isinstance(data, dict):
+        raise DataError(str(path), "<file>", "<root>", "a JSON object")
+    return data
+
+
+def _load_suite(name: str) -> Suite | None:
+    from longview.harness import registry
+
+    try:
+        return registry.load(name)
+    except LongviewError:
+        return None
+
+
+def _scorecard(root: Path, manifest: dict[str, Any], suite: Suite | None) -> dict[str, Any]:
+    path = root / "scorecard.json"
+    if path.is_file():
+        data = _read_json(path)
+        for key in ("suite", "rows"):
+            if key not in data:
+                raise DataError(str(path), "<scorecard>", key, "the common scorecard shape (suite, dataset, metrics, rows)")
+        return data
+    if suite is None:
+        raise DataError(str(path), "<file>", "<root>", f"a scorecard (the run has none and suite '{manifest.get('suite')}' is not installed to score it)")
+    # A partial run: score what finished, without writing into the run directory.
+    from longview.harness import run as harness
+    from longview.kernel.runstore import Manifest, RunStore
+
+    store = RunStore(root)
+    m = Manifest.model_validate(manifest)
+    options = harness.suite_options(suite, m.config.get("options", {}))
+    dataset = suite.load_dataset(m.dataset.name, options)
+    sc = suite.score(store.results(), dataset, options, m.config.get("seed", 0))
+    return harness.scorecard_json(sc, m, suite)
+
+
+def _cell_info(folder: Path) -> CellInfo:
+    parts = folder.name.split("__")
+    trial = 0
+    if len(parts) > 3 and parts[-1].startswith("t") and parts[-1][1:].isdigit():
+        trial = int(parts.pop()[1:])
+    guess = {"agent": parts[0], "variant": parts[1] if len(parts) > 1 else "", "unit": "__".join(parts[2:])}
+    marker = folder / MARKER
+    status, reason = "unfinished", None
+    if marker.is_file():
+        try:
+            res = json.loads(marker.read_text(encoding="utf-8"))
+        except ValueError:
+            res = {}
+        status, reason = str(res.get("status", "complete")), res.get("abort_reason")
+        guess["agent"] = res.get("agent", guess["agent"])
+        guess["variant"] = res.get("variant", guess["variant"])
+        guess["unit"] = res.get("unit") or res.get("persona_id") or guess["unit"]
+        trial = int(res.get("trial", trial) or 0)
+    return CellInfo(name=folder.name, agent=guess["agent"], variant=guess["variant"], unit=guess["unit"], trial=trial,
+                    status=status, abort_reason=reason)
+
+
+def _index(cell: CellInfo, sid: str, text: str) -> Session:
+    s = Session(cell=cell.name, sid=sid, agent=cell.agent, variant=cell.variant, unit=cell.unit, phase="", turns=0,
+                end="", tools=[], first="", start="", stop="")
+    tools: dict[str, None] = {}
+    for line in text.splitlines():
+        # Tool results are most of a transcript's bytes and add nothing the assistant turn (which
+        # names its calls) does not: skip parsing them.
+        if not line.strip() or '"type":"tool_call"' in line:
+            continue
+        try:
+            e = json.loads(line)
+        except ValueError:
+            continue  # a half-written last line of an interrupted session
+        d = e.get("data") or {}
+        t = e.get("type")
+        clock = e.get("clock") or ""
+        if clock:
+            s.start = s.start or clock
+            s.stop = clock
+        if t == "session_start":
+            s.phase = str(d.get("phase") or "")
+        elif t in ("user_message", "activation") and not s.first:
+            s.first = str(d.get("text") or "")[:200]
+        elif t == "assistant_turn":
+            s.turns += 1
+            for c in d.get("tool_calls") or []:
+                tools[str(c.get("name"))] = None
+        elif t == "session_end":
+            s.end = str(d.get("reason") or "")
+    s.tools = list(tools)
+    return s
+
+
+def _outcomes(run: RunData) -> None:
+    """Ask the installed suite which sessions passed or failed (its optional hook)."""
+    from longview.report.hooks import session_outcomes
+
+    suite = run.suite
+    if suite is None:
+        run.notes.append(f"suite '{run.suite_name}' is not installed: sessions are listed without outcomes")
+        return
+    try:
+        from longview.harness import run as harness
+
+        options = harness.suite_options(suite, run.manifest.get("config", {}).get("options", {}))
+        dataset = suite.load_dataset(run.manifest["dataset"]["name"], options)
+    except (LongviewError, KeyError) as e:
+        run.notes.append(f"dataset not loadable here ({e}): sessions are listed without outcomes")
+        return
+    by_cell: dict[str, dict[str, SessionOutcome]] = {}
+    for name, cell in run.cells.items():
+        if cell.status != "complete":
+            continue
+        marker = run.path / "cells" / name / MARKER
+        try:
+            by_cell[name] = session_outcomes(suite, marker.read_text(encoding="utf-8"), dataset)
+        except Exception as e:  # a suite hook failing must not lose the report
+            run.notes.append(f"outcomes of cell {name} unavailable: {type(e).__name__}: {e}")
+    for s in run.sessions:
+        o = by_cell.get(s.cell, {}).get(s.sid)
+        if o is not None:
+            s.outcome = o.outcome
+            s.labels = dict(o.labels)
+            s.reason = o.reason
+
+
+def load_run(path: Path, label: str | None = None, *, with_outcomes: bool = True) -> RunData:
+    """Read a run directory: manifest, scorecard, cells and every session transcript."""
+    root = Path(path)
+    if not (root / "manifest.json").is_file():
+        raise DataError(str(root), "<run>", "manifest.json", "a run directory written by `longview run`")
+    manifest = _read_json(root / "manifest.json")
+    suite = _load_suite(str(manifest.get("suite")))
+    scorecard = _scorecard(root, manifest, suite)
+    cells: dict[str, CellInfo] = {}
+    sessions: list[Session] = []
+    texts: dict[str, dict[str, str]] = {}
+    for folder in sorted((root / "cells").glob("*")) if (root / "cells").is_dir() else []:
+        if not folder.is_dir():
+            continue
+        cell = _cell_info(folder)
+        cells[cell.name] = cell
+        for f in sorted(folder.glob("*.jsonl")):
+            text = f.read_text(encoding="utf-8", errors="replace")
+            texts.setdefault(cell.name, {})[f.stem] = text
+            sessions.append(_index(cell, f.stem, text))
+    run = RunData(path=root, label=label or root.name, manifest=manifest, scorecard=scorecard, suite=suite,
+                  cells=cells, sessions=sessions, texts=texts)
+    if with_outcomes:
+        _outcomes(run)
+    return run
+
+
+def unique_labels(paths: list[Path]) -> list[str]:
+    """Short distinct labels for run directories (their names, parents added when they clash)."""
+    labels = [p.resolve().name for p in paths]
+    if len(set(labels)) < len(labels):
+        labels = [f"{p.resolve().parent.name}/{p.resolve().name}" for p in paths]
+    if len(set(labels)) < len(labels):
+        labels = [f"{lab} #{i + 1}" for i, lab in enumerate(labels)]
+    return labels

@@ -1,0 +1,80 @@
+"""A run whose model cells all abort exits non-zero and says why (reasons, retries); with
+--allow-aborts it exits 0 and still says so. Unsafe unit ids are refused by the harness itself,
+whatever a suite's loader checked."""
+
+from __future__ import annotations
+
+import json
+import socket
+from types import SimpleNamespace
+
+import pytest
+from fuzzkit import SUITES, invoke, sample
+
+from longview.harness.run import check_units
+from longview.kernel.errors import DataError
+
+
+def _dead_endpoint() -> str:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+
+
+@pytest.mark.parametrize("suite", SUITES)
+@pytest.mark.parametrize("allow", [False, True])
+def test_all_cells_aborted_exits_nonzero_and_prints_why(suite, allow, tmp_path):
+    data = sample(suite, tmp_path / "data")
+    if data is None:
+        pytest.skip(f"suite {suite} provides no sample dataset")
+    args = ["run", suite, "--dataset", data, "--out", tmp_path / "run", "--model", "hosted_vllm/m",
+            "--api-base", _dead_endpoint(), "--units", "1", "--max-attempts", "2", "--no-cache",
+            "--request-timeout", "2"] + (["--allow-aborts"] if allow else [])
+    r = invoke(args, tmp_path)
+    assert r.result.exception is None or isinstance(r.result.exception, SystemExit), r.text[-2000:]
+    assert r.code == (0 if allow else 1), r.text[-2000:]
+    assert "cells aborted" in r.stderr and "connection error" in r.stderr
+    assert "model retries: agent" in r.stderr  # 2 attempts per call: one retry each
+    if not allow:
+        assert "--allow-aborts" in r.error_lines()[0]
+
+
+@pytest.mark.parametrize("units", [["p1", "../x"], ["p1", "p1"], ["a\x00"], ["x" * 500], ["ok", "\x1b[2J"]])
+def test_harness_refuses_unsafe_unit_ids(units):
+    ds = SimpleNamespace(name="ds", unit_ids=lambda: units)
+    with pytest.raises(DataError, match="unit id") as e:
+        check_units(ds)
+    assert "\x1b" not in str(e.value) and "\x00" not in str(e.value)
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_resume_retries_aborted_cells(suite, tmp_path):
+    from test_kill_resume import SlowServer
+
+    data = sample(suite, tmp_path / "data")
+    if data is None:
+        pytest.skip(f"suite {suite} provides no sample dataset")
+    with SlowServer(delay=0.0) as srv:
+        args = ["run", suite, "--dataset", data, "--out", tmp_path / "run", "--model", "hosted_vllm/m",
+                "--api-base", srv.url, "--units", "1", "--max-attempts", "1", "--no-cache", "--max-turns", "3"]
+        srv.down = True
+        assert invoke(args, tmp_path).code == 1
+        srv.down = False
+        r = invoke([*args, "--resume"], tmp_path)
+    assert r.code == 0, r.text[-2000:]
+    card = json.loads((tmp_path / "run" / "scorecard.json").read_text())
+    assert card["run"]["cells"]["aborted"] == 0 and not card["run"]["cells"]["partial"]
+
+
+@pytest.mark.parametrize("exc", [TypeError("can't compare offset-naive and offset-aware datetimes"),
+                                 RecursionError(), OverflowError("int too large"), KeyError("x")])
+def test_a_loader_that_misses_a_check_still_ends_in_a_data_error(exc):
+    from longview.harness.run import load_dataset
+
+    def boom(spec, options):
+        raise exc
+
+    suite = SimpleNamespace(name="s", load_dataset=boom)
+    with pytest.raises(DataError, match="loader") as e:
+        load_dataset(suite, "some/path", None)
+    assert str(e.value).startswith("some/path: record <dataset>")

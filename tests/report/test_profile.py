@@ -1,0 +1,101 @@
+"""`longview profile`: every registered suite on one model beside its reference agents, read as one
+profile line per suite; the headline arithmetic pinned on a hand-made scorecard."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from longview.cli import app
+from longview.harness import registry
+from longview.harness.suite import ProfileSpec
+from longview.report.data import RunData
+from longview.report.hooks import profile_spec
+from longview.report.profile import headline
+
+
+class FakeSuite:
+    name = "madeup"
+    reference_agents = {"ref:floor": "plain", "ref:ceiling": "plain"}
+    model_variants = ("plain",)
+
+
+def fake_run(card: dict) -> RunData:
+    return RunData(path=Path("."), label="x", manifest={}, scorecard=card, suite=None, cells={}, sessions=[], texts={})
+
+
+def test_headline_sits_between_the_reference_floor_and_ceiling():
+    card = {"suite": "madeup", "metrics": {"helpfulness": {"description": "d", "kind": "judged"}},
+            "rows": [{"agent": "ref:floor", "variant": "plain", "metrics": {"helpfulness": 0.2}},
+                     {"agent": "ref:ceiling", "variant": "plain", "metrics": {"helpfulness": 0.8}},
+                     {"agent": "m/x", "variant": "plain", "metrics": {"helpfulness": 0.35},
+                      "ci95": {"helpfulness": [0.2, 0.5]}}]}
+    card["rows"][2]["metrics"]["speed"] = 0.7
+    line = headline(fake_run(card), FakeSuite(), ProfileSpec(label="help", reading="helps", also=["speed", "nope"]), "m/x")
+    assert line["metric"] == "helpfulness · plain" and line["value"] == 0.35
+    assert (line["floor"], line["ceiling"]) == (0.2, 0.8)
+    assert line["pos"] == pytest.approx(0.25)
+    assert (line["pos_lo"], line["pos_hi"]) == pytest.approx((0.0, 0.5))
+    assert line["reading"].startswith("helps — 0.35, 25% of the way")
+    assert line["reading"].endswith("Also: speed 0.70.")
+
+
+def test_lower_is_better_flips_floor_and_ceiling_and_aborts_are_said():
+    card = {"suite": "madeup", "metrics": {"latency": {"description": "d", "kind": "deterministic",
+                                                       "higher_is_better": False}},
+            "rows": [{"agent": "ref:floor", "variant": "plain", "metrics": {"latency": 9.0}},
+                     {"agent": "ref:ceiling", "variant": "plain", "metrics": {"latency": 1.0}},
+                     {"agent": "m/x", "variant": "plain", "metrics": {"latency": 3.0}}]}
+    line = headline(fake_run(card), FakeSuite(), ProfileSpec(), "m/x")
+    assert (line["floor"], line["ceiling"], line["pos"]) == (9.0, 1.0, 0.75)
+    card["rows"][2] = {"agent": "m/x", "variant": "plain", "metrics": {"latency": None}, "n_aborted": 2,
+                       "abort_reasons": {"u1": "HTTP 500 forever"}}
+    line = headline(fake_run(card), FakeSuite(), ProfileSpec(), "m/x")
+    assert "value" not in line and "2 cell(s) aborted: HTTP 500 forever" in line["reading"]
+
+
+def test_built_in_suites_have_profile_lines_through_the_hook():
+    spec = profile_spec(registry.load("atr"))
+    assert (spec.metric, spec.variant, spec.label) == ("tsacc", "default", "ask-to-remember")
+    for name in registry.available():
+        suite = registry.load(name)
+        spec = profile_spec(suite)
+        assert spec.variant is None or spec.variant in suite.variants, name
+        assert spec.quick_units >= 1
+
+
+def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(app, ["profile", "--model", "openai/gpt-4o", "--quick", "--suite", "atr", "--dry-run"])
+    assert r.exit_code == 0, r.output
+    assert "Profile dry run" in r.output and "estimate · agent" in r.output
+    assert re.search(r"atr\s+│\s+21\s+│\s+3", r.output)  # 3 reference cells + 4 model variants, 3 units each
+    assert "~" in r.output.split("total")[-1] and not (tmp_path / "runs").exists()
+
+
+def test_profile_runs_offline_end_to_end_and_its_report_opens_on_the_profile(tmp_path: Path):
+    """In a subprocess, as a user would, with a scripted model file (mock/file:...)."""
+    script = tmp_path / "finish.json"
+    script.write_text(json.dumps([{"tool_calls": [{"name": "finish_session", "arguments": {}}]}] * 2000))  # one client serves every cell
+    args = [sys.executable, "-m", "longview", "profile", "--model", f"mock/file:{script}", "--suite", "atr",
+            "--units", "1", "--max-turns", "4", "--out", "prof"]
+    env = {**os.environ, "LONGVIEW_CACHE_DIR": str(tmp_path / "cache")}
+    r = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "Proactivity profile" in r.stdout and "ask-to-remember" in r.stdout
+    html = (tmp_path / "prof" / "profile.html").read_text()
+    assert html.index('<section id="profile">') < html.index('id="suite-atr"')
+    assert "tsacc · default" in html and "ref:passive · default" in html and "ref:oracle · oracle_target" in html
+    # Re-running continues the same run directory: nothing is redone, the report is rewritten.
+    markers = {p: p.stat().st_mtime_ns for p in (tmp_path / "prof" / "atr").glob("cells/*/result.json")}
+    assert len(markers) == 7  # 3 reference cells + 4 model variants, one unit
+    r2 = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert r2.returncode == 0, r2.stderr
+    assert markers == {p: p.stat().st_mtime_ns for p in (tmp_path / "prof" / "atr").glob("cells/*/result.json")}

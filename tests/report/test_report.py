@@ -1,0 +1,150 @@
+"""`longview report`: what it reads from run directories, and the one self-contained HTML file."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import re
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from longview.cli import app
+from longview.report.build import load_runs, write_report
+from longview.report.data import load_run
+
+
+def _embedded(html: str, element_id: str):
+    m = re.search(rf'<script type="application/json" id="{element_id}">(.*?)</script>', html, re.S)
+    assert m, element_id
+    return json.loads(m.group(1))
+
+
+def test_every_session_is_indexed_with_its_outcome(atr_run: Path):
+    run = load_run(atr_run)
+    files = sorted(atr_run.glob("cells/*/*.jsonl"))
+    assert len(run.sessions) == len(files) > 50
+    passive = [s for s in run.sessions if s.agent == "ref:passive" and s.phase == "test"]
+    oracle = [s for s in run.sessions if s.agent == "ref:oracle" and s.phase == "test"]
+    # The scripted passive agent never learns a rule; the oracle is told every one.
+    assert passive and all(s.outcome == "fail" for s in passive)
+    assert oracle and all(s.outcome == "pass" for s in oracle)
+    assert all(set(s.labels) == {"domain", "check_type"} for s in passive)
+    learning = [s for s in run.sessions if s.phase == "learning"]
+    assert learning and all(s.outcome is None for s in learning)
+    asker = next(s for s in run.sessions if s.agent == "ref:asker" and s.phase == "learning")
+    assert asker.turns >= 1 and asker.first and asker.start.startswith("20")
+    aborted = [c for c in run.cells.values() if c.status == "aborted"]
+    assert [(c.agent, c.variant) for c in aborted] == [("mock/report-asker", "oracle_target")]
+    assert "HTTP 400" in (aborted[0].abort_reason or "")
+
+
+def test_report_is_one_self_contained_file(atr_run: Path, tmp_path: Path):
+    out = tmp_path / "r.html"
+    r = CliRunner().invoke(app, ["report", str(atr_run), "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    html = out.read_text()
+    # Nothing is loaded from elsewhere: no external script, style, font, image or frame.
+    assert not re.search(r"<(script|img|iframe)[^>]+src=", html)
+    assert "<link" not in html and "@import" not in html and "url(http" not in html
+    assert "sourceMappingURL" not in html
+    assert html.count("<script") == 5  # data, chunks, vega, vega-lite, the viewer
+    # Tables as the paper prints them, aborted cells with their reason, run identity.
+    for text in ("Table 3 · main scorecard", "Table 4 · learning variants", "Breakdowns", "breakdown.by_domain",
+                 "Aborted cells", "HTTP 400: the provider refused", "config hash", "embedded:keyword-router",
+                 "judged by embedded:keyword-router"):
+        assert text in html, text
+    data = _embedded(html, "lv-data")
+    assert len(data["sessions"]) == len(list(atr_run.glob("cells/*/*.jsonl")))
+    assert {p["layer"][1]["encoding"]["x"]["title"] for p in data["plots"].values()} >= {"tsacc", "rule_ask"}
+
+
+def test_transcripts_round_trip_through_the_compressed_chunks(atr_run: Path, tmp_path: Path):
+    run = load_run(atr_run)
+    out = write_report([run], tmp_path / "r.html")
+    html = out.read_text()
+    data, chunks = _embedded(html, "lv-data"), _embedded(html, "lv-chunks")
+    ci, cell = next((i, c) for i, c in enumerate(data["cells"]) if c[2] == "ref:asker")
+    texts = json.loads(gzip.decompress(base64.b64decode(chunks[str(ci)])))
+    folder = atr_run / "cells" / cell[1]
+    assert texts == {f.stem: f.read_text() for f in folder.glob("*.jsonl")}
+
+
+def test_failed_sessions_link_to_their_transcripts(atr_run: Path, tmp_path: Path):
+    html = write_report(load_runs([atr_run]), tmp_path / "r.html").read_text()
+    data = _embedded(html, "lv-data")
+    links = re.findall(r'class="chip fail" data-open="(\d+)\|([^"]+)"', html)
+    assert links
+    failed = {(s[0], s[1]) for s in data["sessions"] if s[3] == "fail"}
+    assert {(int(c), sid) for c, sid in links} <= failed
+    # breakdown buckets filter to that bucket's failed sessions
+    assert '&quot;label&quot;:&quot;commerce&quot;' in html or '&quot;label&quot;:' in html
+
+
+def test_a_suite_that_is_not_installed_gets_the_generic_report(generic_run: Path, tmp_path: Path):
+    run = load_run(generic_run)
+    assert run.suite is None and any("not installed" in n for n in run.notes)
+    html = write_report([run], tmp_path / "g.html").read_text()
+    for text in ("madeup", "helpfulness", "0.50", "provider said no", "extra.by_topic", "llm:mock/judge",
+                 "0.5000", "abc123"):
+        assert text in html, text
+    assert "Table 3" not in html
+    # transcripts are escaped as data, never markup
+    chunks = _embedded(html, "lv-chunks")
+    text = json.loads(gzip.decompress(base64.b64decode(next(iter(chunks.values())))))["s0"]
+    assert "<b>station</b>" in text and "<b>station</b>" not in html
+
+
+def test_two_runs_of_one_suite_are_shown_side_by_side_and_compared(atr_run: Path, generic_run: Path, tmp_path: Path):
+    out = tmp_path / "both.html"
+    r = CliRunner().invoke(app, ["report", str(atr_run), str(atr_run), str(generic_run), "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    html = out.read_text()
+    assert 'id="suite-atr"' in html and 'id="suite-madeup"' in html
+    assert "Comparison · B =" in html  # two runs of atr on one dataset: paired
+
+
+def test_bad_run_directory_is_one_clear_error(tmp_path: Path):
+    r = CliRunner().invoke(app, ["report", str(tmp_path), "-o", str(tmp_path / "x.html")])
+    assert r.exit_code == 2 and "manifest.json" in r.output and not (tmp_path / "x.html").exists()
+
+
+def test_a_run_without_a_scorecard_is_scored_in_memory(atr_run: Path, tmp_path: Path):
+    partial = tmp_path / "partial"
+    shutil.copytree(atr_run, partial)
+    (partial / "scorecard.json").unlink()
+    for marker in sorted(partial.glob("cells/ref_asker__*/result.json")):
+        marker.unlink()  # an interrupted run: these cells never finished
+    run = load_run(partial)
+    assert not (partial / "scorecard.json").exists()  # nothing written into the run directory
+    assert {r["agent"] for r in run.rows()} == {"ref:passive", "ref:oracle", "mock/report-asker"}
+    assert any(c.status == "unfinished" for c in run.cells.values())
+    html = write_report([run], tmp_path / "p.html").read_text()
+    assert "have not finished" in html
+
+
+def test_a_suites_own_sections_and_outcomes_win(generic_run: Path, tmp_path: Path):
+    from longview.harness.suite import Section, SessionOutcome, Suite
+    from longview.report import hooks
+
+    class Made(Suite):
+        name = "madeup"
+        summary = "a suite declaring its report hooks"
+        load_dataset = reference_agent = run_cell = score = None  # type: ignore[assignment]
+
+        def report_sections(self, scorecard):
+            return [Section(title="Table 9 shape", columns=["a", "b"], rows=[[1.25, None]],
+                            vega_lite={"mark": "bar", "data": {"values": [{"x": 1}]}, "encoding": {"x": {"field": "x"}}})]
+
+        def session_outcomes(self, result, dataset):
+            return {"s0": SessionOutcome(outcome="fail", labels={"topic": "cooking"}, reason="no answer")}
+
+    suite = Made.__new__(Made)
+    assert hooks.session_outcomes(suite, "{}", None)["s0"].reason == "no answer"
+    run = load_run(generic_run)
+    run.suite = suite
+    html = write_report([run], tmp_path / "m.html").read_text()
+    assert "Table 9 shape" in html and "<td>1.25</td><td>–</td>" in html
+    assert any(p.get("mark") == "bar" for p in _embedded(html, "lv-data")["plots"].values())
