@@ -117,7 +117,7 @@ class ScriptedPA:
         return ToolCall(id=self._id(), name=name, arguments=args)
 
     async def act(self, obs: Observation) -> AssistantTurn:
-        scene = self.scenes.get(obs.session_id)
+        scene = self.scenes.get(obs.session_id.split("~")[0])  # probe repeats: <sid>~r<k>
         msgs = obs.messages
         attr = active_attribute(obs)
         mine = [m for m in msgs if m.role == "assistant"]

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from longview.harness.context import gather_sessions
 from longview.kernel.agent import Message, ToolCall
 from longview.kernel.clock import SimClock
 from longview.kernel.session import ControlResult, UserTurn, run_session
@@ -68,6 +69,7 @@ class ProbeRecord(BaseModel):
     brs_judged: int | None = Field(default=None, description="Judge model's BRS, when a judge is given.")
     prs: int | None = Field(default=None, description="The simulated user's rating (final probes).")
     changed: bool = Field(default=False, description="The cell has a change event.")
+    repeat: int = Field(default=0, description="Probe repeat index at its checkpoint.")
 
 
 class PrefsCellResult(BaseModel):
@@ -171,17 +173,19 @@ class Timeline:
     """Runs one cell."""
 
     def __init__(self, ctx, data: UserData, memory, agent, wording=None, judge=None, max_turns: int = MAX_TURNS,
-                 trace_sessions: bool = True) -> None:
+                 trace_sessions: bool = True, repeats: int = 1) -> None:
         self.ctx, self.data, self.user, self.memory, self.agent = ctx, data, data.user, memory, agent
         self.wording = wording or VerbatimWording()
         self.judge = judge
-        self.world: PrefsWorld = data.world.copy()
+        self.world: PrefsWorld = data.world.branch()  # records are copied on write
         self.sim = SimState()
         self.said: list[Said] = []
         self.max_turns = max_turns
         self.trace_sessions = trace_sessions
         self.turns = 0
         self.corrections = 0
+        self.repeats = repeats
+        self._secrets: list[str] | None = None
 
     # -- one session ------------------------------------------------------------------------------
     def _system(self, scene: Scene, memory, target: str) -> str:
@@ -195,11 +199,22 @@ class Timeline:
 
     def _trace(self, sid: str) -> TraceWriter:
         if self.trace_sessions and self.ctx is not None:
-            return self.ctx.trace(sid)
+            # ctx.trace's writer, with the secret list read once per cell instead of on every event
+            return TraceWriter(self.ctx.folder / f"{sid}.jsonl", sid, redact=self._redact)
         return TraceWriter(None, sid)
 
+    def _redact(self, text: str) -> str:
+        if self._secrets is None:
+            from longview.kernel.models.secrets import MASK, _secret_values
+
+            self._secrets, self._mask = _secret_values(), MASK
+        for v in self._secrets:
+            if v in text:
+                text = text.replace(v, self._mask)
+        return text
+
     async def session(self, scene: Scene, world: PrefsWorld, memory, sim: SimState, agent, *, probe: bool,
-                      opening: list[Message] | None = None) -> tuple[Realization, UserCore, Any, PrefsProtocol]:
+                      opening: list[Message] | None = None, session_id: str | None = None) -> tuple[Realization, UserCore, Any, PrefsProtocol]:
         attr = taxonomy().attribute(scene.attribute)
         target = self.user.target(scene.context, scene.attribute, scene.day)
         if scene.kit.event is not None and scene.kit.event.id not in world.records:
@@ -208,7 +223,8 @@ class Timeline:
         core = UserCore(self.user, scene, sim, target)
         core.reacted = opening is not None  # a change transcript already holds the user's reaction
         proto = PrefsProtocol(wrapper, core, scene, probe, self.wording, self.said, offer_select=opening is None)
-        trace = self._trace(scene.sid)
+        sid = session_id or scene.sid
+        trace = self._trace(sid)
         clock = SimClock(__import__("datetime").datetime.fromisoformat(scene.day + "T09:00:00"))
         first = opening if opening is not None else [Message(role="user", content=scene.request)]
         if opening is None:
@@ -216,7 +232,7 @@ class Timeline:
                                   text=scene.request, trigger="request"))
         try:
             outcome = await run_session(agent, wrapper, proto, system=self._system(scene, memory, target), opening=first,
-                                        session_id=scene.sid, phase=scene.kind, trace=trace, max_turns=self.max_turns,
+                                        session_id=sid, phase=scene.kind, trace=trace, max_turns=self.max_turns,
                                         clock=clock)
         finally:
             trace.close()
@@ -224,7 +240,7 @@ class Timeline:
         return wrapper.r, core, outcome, proto
 
     # -- probes -----------------------------------------------------------------------------------
-    async def probe(self, scene: Scene, kind: str) -> ProbeRecord:
+    async def probe(self, scene: Scene, kind: str, repeat: int = 0) -> ProbeRecord:
         async with self._slot():
             world = self.world.branch()
             for rec in scene.records:
@@ -232,7 +248,8 @@ class Timeline:
             memory = fork_memory(self.memory)
             agent = self.agent.fork() if hasattr(self.agent, "fork") else self.agent
             sim = self.sim.model_copy(deep=True)
-            r, core, _, _ = await self.session(scene, world, memory, sim, agent, probe=True)
+            sid = scene.sid if repeat == 0 else f"{scene.sid}~r{repeat}"
+            r, core, _, _ = await self.session(scene, world, memory, sim, agent, probe=True, session_id=sid)
         attr = taxonomy().attribute(scene.attribute)
         target = core.target
         other = "personal" if scene.context == "work" else "work"
@@ -246,7 +263,8 @@ class Timeline:
             attr_kind=attr.kind, target=target, other_target=self.user.target(other, attr.id, scene.day),
             selected=r.selected, observed=observe(attr.id, r, scene.kit), capability_failure=failure,
             brs_embedded=b, brs_judged=judged, prs=core.rate(r, failure) if kind == "final" else None,
-            changed=any(c.context == scene.context and c.attribute == attr.id for c in self.user.changes))
+            changed=any(c.context == scene.context and c.attribute == attr.id for c in self.user.changes),
+            repeat=repeat)
 
     def _slot(self):
         if self.ctx is not None:
@@ -274,7 +292,7 @@ class Timeline:
             if scene.sid in pre_by_sid:
                 ev, pre = pre_by_sid[scene.sid]
                 before = self.checkpoint() if probe_hook else None
-                records.append(await self.probe(pre, "pre"))
+                records += await gather_sessions(*[self.probe(pre, "pre", k) for k in range(self.repeats)])
                 if probe_hook:
                     probe_hook(before, self.checkpoint())
             opening = self._change_opening(scene) if scene.kind == "change" else None
@@ -289,7 +307,8 @@ class Timeline:
             self.corrections += any(s.sid == scene.sid and s.trigger == "mismatch" for s in self.said[-4:])
             self.memory.observe(scene.sid, memory_record(outcome.messages, proto), when=f"{scene.day} {scene.context}")
         before = self.checkpoint() if probe_hook else None
-        finals = await asyncio.gather(*[self.probe(sc, "final") for sc in self.data.final_probes])
+        finals = await gather_sessions(*[self.probe(sc, "final", k) for k in range(self.repeats)
+                                         for sc in self.data.final_probes])
         if probe_hook:
             probe_hook(before, self.checkpoint())
         return records + list(finals)

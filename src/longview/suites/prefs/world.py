@@ -33,7 +33,8 @@ class Record(BaseModel):
     attrs: dict[str, Any] = Field(default_factory=dict, description="Record content, shown verbatim.")
 
     def view(self) -> dict[str, Any]:
-        return {"id": self.id, "type": self.type, **copy.deepcopy(self.attrs)}
+        return {"id": self.id, "type": self.type,
+                **{k: (copy.deepcopy(v) if isinstance(v, (list, dict)) else v) for k, v in self.attrs.items()}}
 
 
 class PrefsWorld(WorldState):
@@ -66,6 +67,7 @@ class WorldTools(Toolkit):
     """The PA's tools on the world, bound to one context and date."""
 
     _cache: dict[type, dict] = {}
+    _schemas: dict[type, list] = {}
 
     def __init__(self, world: PrefsWorld, context: str, today: str) -> None:
         self.world, self.context, self.today = world, context, today
@@ -76,6 +78,12 @@ class WorldTools(Toolkit):
         else:
             self._specs = specs
             self._fns = {n: getattr(self, n) for n in specs}
+
+    def schemas(self) -> list[dict]:
+        cached = WorldTools._schemas.get(type(self))
+        if cached is None:
+            cached = WorldTools._schemas[type(self)] = super().schemas()
+        return cached
 
     # -- helpers -------------------------------------------------------------------------
     def _visible(self, rtype: str | None = None) -> list[Record]:

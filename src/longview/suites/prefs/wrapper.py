@@ -15,6 +15,7 @@ deterministic checks, the simulated user and the metrics read.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -111,6 +112,7 @@ def _str_list(v: Any) -> list[str]:
     return [str(x) for x in v] if isinstance(v, list) else ([] if v in (None, "") else [str(v)])
 
 
+@lru_cache(maxsize=1)
 def respond_spec() -> ToolSpec:
     def p(name, type_, desc, req=False):
         return ParamSpec(name=name, type=type_, required=req, description=desc)
@@ -139,7 +141,18 @@ def respond_spec() -> ToolSpec:
     )
 
 
+@lru_cache(maxsize=32)
+def _select_spec(attr_id: str) -> ToolSpec:
+    from longview.suites.prefs.model import taxonomy
+
+    return select_spec_of(taxonomy().attribute(attr_id))
+
+
 def select_spec(attr: Attribute) -> ToolSpec:
+    return _select_spec(attr.id)
+
+
+def select_spec_of(attr: Attribute) -> ToolSpec:
     lines = "; ".join(f"{s.id}: {s.definition}" for s in attr.settings)
     return ToolSpec(
         name=attr.tool_name, kind=ToolKind.WRITE, tags=["wrapper"],
@@ -166,7 +179,7 @@ class Wrapper:
 
     # -- the kernel's env interface -------------------------------------------------------------
     def schemas(self) -> list[dict]:
-        out = self.world_tools.schemas()
+        out = list(self.world_tools.schemas())
         if self.memory_tools is not None:
             out += self.memory_tools.schemas()
         return out

@@ -1,0 +1,232 @@
+"""The ``prefs`` suite: MemPABench's interaction-preference memory protocol on the plugin kernel."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from longview.harness.roles import Roles
+from longview.harness.scorecard import DatasetInfo, MetricInfo, Scorecard, build_row, row_order
+from longview.harness.suite import Cell, RoleSpec, Suite
+from longview.kernel.agent import Agent
+from longview.kernel.errors import ConfigError
+
+if TYPE_CHECKING:
+    import typer
+
+    from longview.harness.context import CellContext
+
+MEMORIES = {
+    "none": "no memory: nothing carried across sessions",
+    "oracle": "the target setting and its definition, given at each decision (upper bound)",
+    "file": "a MEMORY.md the agent reads in context (4,000-token head) and edits with tools",
+    "rag": "BM25 (bm25s) over raw messages of earlier sessions, top 10 within 4,000 tokens",
+    "mem0": "Mem0's own API, local Qdrant store, deterministic offline embedding (pip install 'longview[mem0]')",
+    "transcript": "every earlier session's raw transcript (no budget; for comparisons)",
+}
+READER_DEFAULT = ["none", "rag", "file", "oracle"]
+
+
+class PrefsOptions(BaseModel):
+    """Suite options (-S key=value)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    memory: list[str] = Field(
+        default_factory=list,
+        description="Memory systems to run (one row each); empty = each agent's default "
+                    "(ref:reader and models: none, rag, file, oracle).")
+    repeats: int = Field(default=1, ge=1, le=10, description="Probe repeats per checkpoint (the paper used 3).")
+    seed: int = Field(default=7, description="Generator seed of the built-in dataset.")
+    users: int = Field(default=4, ge=1, le=6, description="Users generated for the built-in dataset.")
+    trace: bool = Field(default=True, description="Write a transcript per session.")
+    embedding: str | None = Field(default=None, description="mem0 only: a LangChain embedding 'module:Class'.")
+
+    @field_validator("memory", mode="before")
+    @classmethod
+    def _split(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            return [x.strip() for x in v.split(",") if x.strip()]
+        return v
+
+
+class Components(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    wording: Any = None
+    judge: Any = None
+
+
+USER_SYSTEM = ("You reword what a person says to their assistant. Keep the meaning and every fact; do not add "
+               "requests, permissions, praise or labels for how the assistant should behave. Answer with the "
+               "reworded text only.")
+
+
+class PrefsSuite(Suite):
+    name = "prefs"
+    summary = "MemPABench: interaction-preference memory across work/personal contexts and changes"
+    Options = PrefsOptions
+    roles = (
+        RoleSpec(name="user", description="rewords the simulated user's messages (the deterministic core decides)",
+                 embedded="verbatim"),
+        RoleSpec(name="judge", description="scores BRS from the delivered replies and trajectory",
+                 embedded="checks"),
+    )
+    reference_agents = {"ref:habits": "none", "ref:recency": "none", "ref:contextual": "none",
+                        "ref:oracle": "oracle", "ref:reader": "file"}
+    variants = MEMORIES
+    model_variants = ("none", "rag", "file", "oracle")
+    datasets = {"builtin": "4 generated users (seed 7)", "PATH": "a dataset JSON written by `longview prefs generate --out`"}
+
+    # -- plan --------------------------------------------------------------------------------------
+    def default_variants(self, agent: str, options: BaseModel) -> list[str] | None:
+        mem = list(getattr(options, "memory", []) or [])
+        for m in mem:
+            if m not in MEMORIES:
+                from longview.memory.registry import available
+
+                if m not in available():
+                    raise ConfigError(f"-S memory={m}: unknown memory system; known: {', '.join(sorted(available()))}")
+        if mem:
+            return mem
+        if agent == "ref:reader":
+            return list(READER_DEFAULT)
+        return None
+
+    def load_dataset(self, spec: str, options: BaseModel):
+        from longview.suites.prefs.dataset import builtin, load_file
+
+        if spec == "builtin":
+            ds = builtin(options.seed) if options.users == 4 else None  # type: ignore[attr-defined]
+            if ds is None:
+                from longview.suites.prefs.dataset import generate
+
+                ds = generate(options.seed, options.users)  # type: ignore[attr-defined]
+            return ds
+        return load_file(spec)
+
+    def reference_agent(self, name: str, dataset, unit: str) -> Agent:
+        from longview.suites.prefs.agents import AGENTS
+
+        ud = dataset.get(unit)
+        scenes = {s.sid: s for s in ud.sessions + ud.final_probes + ud.pre_probes}
+        return AGENTS[name](scenes)
+
+    def components(self, roles: Roles, options: BaseModel) -> Components:
+        from longview.users.base import ModelWording, VerbatimWording
+
+        c = Components(wording=VerbatimWording())
+        if roles.client("user") is not None:
+            c.wording = ModelWording(roles.client("user"), roles.params("user"), USER_SYSTEM)
+        if roles.client("judge") is not None:
+            from longview.suites.prefs.judge import BRSJudge
+
+            c.judge = BRSJudge(roles.client("judge"), roles.params("judge"))
+        return c
+
+    def component_names(self, components: Components) -> dict[str, str]:
+        return {"user": getattr(components.wording, "name", "embedded:verbatim"),
+                "judge": components.judge.name if components.judge is not None else "embedded:checks"}
+
+    def sessions(self, cell: Cell, dataset, options: BaseModel) -> int:
+        ud = dataset.get(cell.unit)
+        return len(ud.sessions) + (len(ud.final_probes) + len(ud.pre_probes)) * options.repeats  # type: ignore[attr-defined]
+
+    async def run_cell(self, ctx: CellContext):
+        from longview.memory.registry import create
+        from longview.suites.prefs.runner import PrefsCellResult, Timeline
+        from longview.suites.prefs.simulator import audit
+
+        opts = ctx.options
+        ud = ctx.dataset.get(ctx.cell.unit)  # type: ignore[attr-defined]
+        memory = create(ctx.cell.variant, embedding=opts.embedding, user_id=ud.user.id)
+        comps = ctx.components or Components()
+        tl = Timeline(ctx, ud, memory, ctx.agent, wording=comps.wording, judge=comps.judge,
+                      trace_sessions=opts.trace, repeats=opts.repeats)
+        try:
+            probes = await tl.run()
+        finally:
+            if hasattr(memory, "close"):
+                memory.close()
+        return PrefsCellResult(agent=ctx.cell.agent, memory=ctx.cell.variant, user=ud.user.id, trial=ctx.cell.trial,
+                               probes=probes, sessions=len(ud.sessions), corrections=tl.corrections,
+                               agent_turns=tl.turns, audit=audit(tl.said))
+
+    def score(self, results: list[str], dataset, options: BaseModel, seed: int) -> Scorecard:
+        from longview.suites.prefs.metrics import NAMES, breakdown, brs_agreement, counts, unit_metrics
+        from longview.suites.prefs.runner import PrefsCellResult
+
+        groups: dict[tuple[str, str], dict[str, list]] = defaultdict(lambda: defaultdict(list))
+        aborted: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
+        parsed: dict[tuple[str, str], list[PrefsCellResult]] = defaultdict(list)
+        for text in results:
+            import json
+
+            raw = json.loads(text)
+            key = (raw["agent"], raw.get("memory") or raw.get("variant"))
+            if raw.get("status") != "complete":
+                aborted[key][f"{raw.get('user') or raw.get('unit')}#{raw.get('trial', 0)}"] = raw.get("abort_reason") or ""
+                continue
+            r = PrefsCellResult.model_validate(raw)
+            parsed[key].append(r)
+        rows = []
+        judged_any = False
+        for key in sorted(set(parsed) | set(aborted), key=lambda k: row_order(k[0], k[1], list(MEMORIES))):
+            cells = parsed.get(key, [])
+            judged = any(p.brs_judged is not None for c in cells for p in c.probes)
+            judged_any |= judged
+            scored: dict[str, list] = defaultdict(list)
+            for c in cells:
+                scored[c.user].append(unit_metrics(c.probes, judged))
+            row = build_row(key[0], key[1], NAMES, scored, aborted=aborted.get(key), units_in_dataset=len(dataset.unit_ids()),
+                            seed=seed, trials=max([c.trial + 1 for c in cells] or [1]))
+            allp = [p for c in cells for p in c.probes]
+            row.extra = {
+                "by_dimension": _macro([breakdown(c.probes, "dimension", judged) for c in cells]),
+                "by_kind": _macro([breakdown(c.probes, "attr_kind", judged) for c in cells]),
+                "counts": {k: sum(counts(c.probes)[k] for c in cells) for k in ("probes", "capability_failures",
+                                                                                "carry_overs", "differing_pairs")},
+                "brs_embedded": _avg([float(1 if p.capability_failure else p.brs_embedded) for p in allp if p.kind == "final"]),
+                "brs_agreement": brs_agreement(allp),
+                "leakage": {"messages": sum(c.audit.get("messages", 0) for c in cells),
+                            "leaks": sum(c.audit.get("leaks", 0) for c in cells)},
+                "corrections": sum(c.corrections for c in cells),
+                "agent_turns": sum(c.agent_turns for c in cells),
+            }
+            rows.append(row)
+        brs_kind = "judged" if judged_any else "deterministic"
+        return Scorecard(
+            suite=self.name,
+            dataset=DatasetInfo(name=dataset.name, sha256=dataset.sha256, units=len(dataset.unit_ids())),
+            metrics={
+                "psa": MetricInfo(description="share of probes (final + pre-event) whose selected setting equals the target; capability failures count 0", kind="deterministic"),
+                "cs": MetricInfo(description="share of attributes with differing work/personal targets selected correctly in both contexts", kind="deterministic"),
+                "pet": MetricInfo(description="share of changed cells selected correctly both before (pre-event probe) and after the change (final probe)", kind="deterministic"),
+                "carry_over": MetricInfo(description="share of differing work/personal pairs where a context got the other context's target", kind="deterministic", higher_is_better=False),
+                "brs": MetricInfo(description="Behavioral Realization Score 1-5 of final probes (capability failure = 1)", kind=brs_kind,
+                                  by="judge model" if judged_any else "embedded:checks"),
+                "prs": MetricInfo(description="the simulated user's rating 1-5 after each final probe", kind="deterministic", by="embedded:simulated-user"),
+            },
+            rows=rows,
+            extra={"leakage_total": sum(r.extra["leakage"]["leaks"] for r in rows)},
+        )
+
+    def commands(self) -> typer.Typer:
+        from longview.suites.prefs.commands import app
+
+        return app
+
+
+def _avg(xs: list[float]) -> float | None:
+    return sum(xs) / len(xs) if xs else None
+
+
+def _macro(per_unit: list[dict[str, dict[str, float | None]]]) -> dict[str, dict[str, float | None]]:
+    out: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for d in per_unit:
+        for g, ms in d.items():
+            for k, v in ms.items():
+                if v is not None:
+                    out[g][k].append(v)
+    return {g: {k: _avg(v) for k, v in ms.items()} for g, ms in out.items()}
