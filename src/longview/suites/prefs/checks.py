@@ -5,8 +5,9 @@ Each attribute's check turns the session's :class:`Realization` (the rendered re
 executed trajectory) and the task kit (what the reply refers to: the unfamiliar term, the feasible
 options, the withheld facts, the topics, the capability limit) into a list of conditions per setting
 — the setting's observable definition, made countable. The observed setting is the one whose
-conditions all hold (None when none or several do). The simulated user reacts to the observed
-setting; the metrics score the target's conditions.
+conditions all hold (None when none or several do). The first condition of every list is the
+precondition (a reply was delivered / the task was attempted). The simulated user reacts to the
+observed setting; the metrics score the target's conditions.
 """
 
 from __future__ import annotations
@@ -100,10 +101,12 @@ def conditions(attr: str, r: Realization, kit: Kit) -> Conditions:
         tf = writes[0].turn if writes else None
         last_q = qturns[-1].turn if qturns else None
         n_missing = len(kit.questions)
-        return {"infer": [tf is not None, not qturns, tf is not None and (r.select_turn is None or tf <= r.select_turn + 1)],
-                "structured": [len(qturns) == 1, bool(per_turn) and per_turn[0] >= n_missing,
+        engaged = bool(qturns) or tf is not None
+        return {"infer": [engaged, tf is not None, not qturns,
+                          tf is not None and (r.select_turn is None or tf <= r.select_turn + 1)],
+                "structured": [engaged, len(qturns) == 1, bool(per_turn) and per_turn[0] >= n_missing,
                                tf is not None and last_q is not None and tf > last_q],
-                "iterative": [len(qturns) >= min(2, n_missing), all(n == 1 for n in per_turn) and bool(per_turn),
+                "iterative": [engaged, len(qturns) >= min(2, n_missing), all(n == 1 for n in per_turn) and bool(per_turn),
                               tf is not None and last_q is not None and tf > last_q]}
     if attr == "topic_management":
         topic_of = {}
@@ -161,7 +164,8 @@ def observe(attr: str, r: Realization, kit: Kit) -> str | None:
 
 def brs(attr: str, target: str, r: Realization, kit: Kit) -> int:
     """Embedded Behavioral Realization Score, 1-5: 5 when the behaviour shows the target, 1 when it
-    shows another setting, else 1 + 3 x (share of the target's conditions met), rounded (1-4)."""
+    shows another setting or fails the target's first condition (its precondition: a reply was
+    delivered, the task was attempted), else 1 + 3 x (share of the target's conditions met), rounded."""
     conds = conditions(attr, r, kit)
     seen = observe(attr, r, kit)
     if seen == target:
@@ -169,4 +173,6 @@ def brs(attr: str, target: str, r: Realization, kit: Kit) -> int:
     if seen is not None:
         return 1
     cs = conds.get(target) or [False]
+    if not cs[0]:
+        return 1
     return 1 + round(3 * sum(cs) / len(cs))
