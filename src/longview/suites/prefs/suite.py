@@ -35,7 +35,7 @@ class PrefsOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     memory: list[str] = Field(
-        default_factory=list,
+        default=[],
         description="Memory systems to run (one row each); empty = each agent's default "
                     "(ref:reader and models: none, rag, file, oracle).")
     repeats: int = Field(default=1, ge=1, le=10, description="Probe repeats per checkpoint (the paper used 3).")
