@@ -1,7 +1,7 @@
 """``mem0``: drives Mem0's own API (``mem0ai``) with a local Qdrant store — an optional extra,
 ``pip install 'longview[mem0]'``.
 
-Offline by default: raw chunks are added with ``infer=False`` (no LLM extracts facts) and embedded by
+Offline by default: the same exchange documents as ``rag`` are added with ``infer=False`` (no LLM extracts facts) and embedded by
 :class:`HashingEmbeddings`, a deterministic bag-of-stemmed-words feature-hashing embedding this
 adapter supplies. Name a real LangChain embedding with ``embedding="module:Class"`` to use one.
 Search is ``search(query, filters={"user_id": ...}, top_k=10)``; hits are kept within the same
@@ -22,7 +22,7 @@ from longview.kernel.agent import Message
 from longview.kernel.errors import ConfigError
 from longview.kernel.tools import Toolkit
 from longview.memory.base import MemorySnapshot
-from longview.memory.rag import CHUNK, TOKEN_BUDGET, TOP_K, _line, _toks, approx_tokens
+from longview.memory.rag import TOKEN_BUDGET, TOP_K, _toks, approx_tokens, exchanges
 
 DIM = 256
 
@@ -105,9 +105,7 @@ class Mem0Memory:
         self._mem.add([{"role": "user", "content": text}], user_id=self.user_id, infer=False)
 
     def observe(self, session_id: str, messages: list[Message], *, when: str | None = None) -> None:
-        head = f"[{when or session_id}]"
-        lines = [ln for m in messages for ln in _line(m)]
-        new = [head + "\n" + "\n".join(lines[i:i + CHUNK]) for i in range(0, len(lines), CHUNK)]
+        new = exchanges(messages, f"[{when or session_id}]")
         client = self._client()
         for c in new:
             self.chunks.append(c)

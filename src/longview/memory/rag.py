@@ -1,9 +1,10 @@
 """``rag``: BM25 over the raw messages of earlier sessions (the ``bm25s`` library).
 
-Each finished session is stored as chunks of consecutive raw messages (user text, the assistant's
-delivered text, tool calls and results), at most ``CHUNK`` messages each, headed by the session's
-date and label. At decision time the query (the opening request) retrieves the top 10 chunks with a
-positive score, kept in rank order while they fit a 4,000-token budget.
+Documents are the raw messages of finished sessions grouped by exchange: each user message together
+with the assistant output it answers (tool calls, tool results, delivered text since the previous
+user message), headed by the session's date and label; the opening request is its own document. At
+decision time the query (the opening request) retrieves the top 10 documents with a positive
+score, kept in rank order while they fit a 4,000-token budget.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from longview.text import stem, tokens
 
 TOP_K = 10
 TOKEN_BUDGET = 4000
-CHUNK = 8
 
 
 def approx_tokens(text: str) -> int:
@@ -39,6 +39,20 @@ def _line(m: Message) -> list[str]:
     return out
 
 
+def exchanges(messages: list[Message], head: str) -> list[str]:
+    """One document per user message, with the assistant output (calls, results, text) before it."""
+    docs, cur = [], []
+    for m in messages:
+        lines = _line(m)
+        cur += lines
+        if m.role == "user" and lines:
+            docs.append(head + "\n" + "\n".join(cur))
+            cur = []
+    if cur:
+        docs.append(head + "\n" + "\n".join(cur))
+    return docs
+
+
 def _toks(text: str) -> list[str]:
     return [stem(t) for t in tokens(text)]
 
@@ -53,19 +67,19 @@ class RagMemory:
         self.top_k, self.budget = top_k, budget
         self._index = None
         self._indexed = 0
+        self._toks: list[list[str]] = []
 
     def observe(self, session_id: str, messages: list[Message], *, when: str | None = None) -> None:
-        head = f"[{when or session_id}]"
-        lines = [ln for m in messages for ln in _line(m)]
-        for i in range(0, len(lines), CHUNK):
-            self.docs.append(head + "\n" + "\n".join(lines[i:i + CHUNK]))
+        self.docs += exchanges(messages, f"[{when or session_id}]")
 
     def _ensure(self):
         if self._index is None or self._indexed != len(self.docs):
             import bm25s
 
+            while len(self._toks) < len(self.docs):  # tokenise each document once
+                self._toks.append(_toks(self.docs[len(self._toks)]) or ["_"])
             self._index = bm25s.BM25()
-            self._index.index([_toks(d) or ["_"] for d in self.docs], show_progress=False)
+            self._index.index(self._toks[: len(self.docs)], show_progress=False)
             self._indexed = len(self.docs)
         return self._index
 
@@ -101,10 +115,11 @@ class RagMemory:
 
     def restore(self, snap: MemorySnapshot) -> None:
         self.docs = list(snap or [])
-        self._index, self._indexed = None, 0
+        self._index, self._indexed, self._toks = None, 0, []
 
     def fork(self) -> "RagMemory":
         m = RagMemory(self.top_k, self.budget)
         m.docs = list(self.docs)
         m._index, m._indexed = self._index, self._indexed  # read-only sharing until it changes
+        m._toks = list(self._toks)
         return m

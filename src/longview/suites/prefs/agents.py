@@ -54,6 +54,15 @@ def read_setting(attr: Attribute, text: str, used: str | None) -> str | None:
     return tops[0]
 
 
+def read_any(text: str) -> tuple[str, str] | None:
+    """Which (attribute, setting) a user's words point to, over the whole inventory (None: unclear)."""
+    words = content_words(text)
+    scores = [(len(words & {stem(c) for c in s.cues}), a.id, s.id) for a in taxonomy().attributes for s in a.settings]
+    best = max(scores)[0]
+    tops = [(a, s) for n, a, s in scores if n == best]
+    return tops[0] if best > 0 and len(tops) == 1 else None
+
+
 def session_context(obs: Observation) -> str:
     m = CTX_RE.search(obs.system)
     return m.group(1) if m else "work"
@@ -306,6 +315,11 @@ class ReaderPA(ScriptedPA):
                 continue
             calls = [(t, s) for t, s in CALL_RE.findall(chunk) if t == attr.tool_name]
             if not calls:
+                # a lone raw message: a user's words that point to this attribute count as evidence
+                for line in re.findall(r"^user: (.*)$", chunk, re.M):
+                    hit = read_any(line)
+                    if hit is not None and hit[0] == attr.id:
+                        evidence.append((h["day"], "", line))
                 continue
             used = calls[-1][1]
             after = chunk.split(f'call {attr.tool_name}(', 1)[1]
@@ -315,8 +329,8 @@ class ReaderPA(ScriptedPA):
         if not evidence:
             return attr.habit
         day, used, reaction = max(evidence, key=lambda e: e[0])
-        s = read_setting(attr, reaction, used)
-        return s or used
+        s = read_setting(attr, reaction, used or None)
+        return s or used or attr.habit
 
     def learn(self, attr, ctx, used, reaction, obs):
         if not any(t["function"]["name"] == "memory_append" for t in obs.tools):

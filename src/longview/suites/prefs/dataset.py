@@ -201,6 +201,12 @@ def _user(i: int, seed: int) -> UserData:
             ev.sid = sid
     for r in (r for sc in sessions for r in sc.records):
         world.add(r)
+    trng = random.Random(seed_from(seed, uid, "trips"))
+    for k, (c, dest) in enumerate([("work", trng.choice(["Lisbon", "Oslo", "Toronto"])),
+                                   ("personal", trng.choice(["Porto", "Kyoto", "Edinburgh"]))]):
+        d = trng.randint(20, 100)
+        world.add(Record(id=f"trp_{uid}_{k}", type="trip", context=c, visible_from=date_of(d, -30),
+                         attrs={"destination": dest, "depart": date_of(d), "return": date_of(d, 4), "status": "booked"}))
     final_day = date_of(DAYS)
     finals = [builder.build(f"{uid}-final-{c}-{a}", c, a, "probe_final", final_day) for c in CONTEXTS for a in tax.ids]
     pres = [builder.build(f"{uid}-pre-{ev.context}-{ev.attribute}", ev.context, ev.attribute, "probe_pre",
