@@ -236,7 +236,9 @@ def load_file(path: str) -> PrefsDataset:
     except (OSError, ValueError) as e:
         raise DataError(path, "<file>", "<root>", f"a readable JSON dataset ({e})") from None
     try:
-        return PrefsDataset.model_validate(data)
+        ds = PrefsDataset.model_validate(data)
+        ds.name = path
+        return ds
     except Exception as e:  # pydantic ValidationError
         errs = getattr(e, "errors", lambda: [{"loc": ("<root>",), "msg": str(e)}])()
         loc = [str(x) for x in errs[0]["loc"]]

@@ -253,7 +253,8 @@ class Timeline:
         attr = taxonomy().attribute(scene.attribute)
         target = core.target
         other = "personal" if scene.context == "work" else "work"
-        failure = r.selected is None or (r.final() is None and attr.id not in ("proactive_outreach", "information_elicitation"))
+        # capability failure (App. F.2): no valid selection, or the PA never delivered anything
+        failure = r.selected is None or not r.deliveries
         b = 1 if failure else embedded_brs(attr.id, target, r, scene.kit)
         judged = None
         if self.judge is not None and kind == "final":
