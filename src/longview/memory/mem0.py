@@ -26,6 +26,11 @@ from longview.memory.rag import TOKEN_BUDGET, TOP_K, _toks, approx_tokens, excha
 
 DIM = 256
 
+# Offline and contained: no telemetry, and Mem0's own state directory under the temp dir unless the
+# user chose one. Both are read when mem0 is first imported, so they are set on importing this module.
+os.environ.setdefault("MEM0_TELEMETRY", "False")
+os.environ.setdefault("MEM0_DIR", os.path.join(tempfile.gettempdir(), "longview-mem0-home"))
+
 
 def _embeddings_base():
     try:
@@ -39,7 +44,7 @@ def hashing_vector(text: str, dim: int = DIM) -> list[float]:
     """Signed feature hashing of stemmed tokens (and bigrams), L2-normalised; deterministic."""
     v = [0.0] * dim
     toks = _toks(text)
-    feats = toks + [a + "_" + b for a, b in zip(toks, toks[1:])]
+    feats = toks + [a + "_" + b for a, b in zip(toks, toks[1:], strict=False)]
     for f in feats:
         h = int.from_bytes(hashlib.blake2b(f.encode(), digest_size=8).digest(), "big")
         v[h % dim] += 1.0 if (h >> 63) & 1 else -1.0
@@ -68,11 +73,14 @@ class Mem0Memory:
     name = "mem0"
 
     def __init__(self, embedding: str | None = None, dims: int | None = None, user_id: str = "longview") -> None:
-        os.environ.setdefault("MEM0_TELEMETRY", "False")
         try:
             from mem0 import Memory
         except ImportError as e:
             raise ConfigError("the mem0 memory needs the extra: pip install 'longview[mem0]'") from e
+        if os.environ.get("MEM0_TELEMETRY", "").lower() not in ("true", "1", "yes"):
+            import mem0.memory.main as _main  # mem0 was imported before us: switch its flag off too
+
+            _main.MEM0_TELEMETRY = False
         self._Memory = Memory
         self.embedding_spec, self.user_id = embedding, user_id
         if embedding:
@@ -143,7 +151,7 @@ class Mem0Memory:
         self.close()
         self.chunks = list(snap or [])
 
-    def fork(self) -> "Mem0Memory":
+    def fork(self) -> Mem0Memory:
         return self  # no tools: a probe only searches, so it shares the store read-only
 
     def close(self) -> None:

@@ -91,7 +91,7 @@ class RagMemory:
         k = min(self.top_k, len(self.docs))
         res, scores = idx.retrieve([q], k=k, show_progress=False)
         out, used = [], 0
-        for i, s in zip(res[0].tolist(), scores[0].tolist()):
+        for i, s in zip(res[0].tolist(), scores[0].tolist(), strict=True):
             if s <= 0:
                 continue
             n = approx_tokens(self.docs[i])
@@ -117,7 +117,7 @@ class RagMemory:
         self.docs = list(snap or [])
         self._index, self._indexed, self._toks = None, 0, []
 
-    def fork(self) -> "RagMemory":
+    def fork(self) -> RagMemory:
         m = RagMemory(self.top_k, self.budget)
         m.docs = list(self.docs)
         m._index, m._indexed = self._index, self._indexed  # read-only sharing until it changes

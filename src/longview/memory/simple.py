@@ -30,7 +30,7 @@ class NoMemory:
     def restore(self, snap: MemorySnapshot) -> None:
         return None
 
-    def fork(self) -> "NoMemory":
+    def fork(self) -> NoMemory:
         return NoMemory()
 
 
@@ -44,7 +44,7 @@ class FileMemoryTools(Toolkit):
 
     _specs_cache: dict | None = None
 
-    def __init__(self, mem: "FileMemory") -> None:
+    def __init__(self, mem: FileMemory) -> None:
         self.mem = mem
         if FileMemoryTools._specs_cache is None:
             super().__init__()
@@ -117,7 +117,7 @@ class FileMemory:
     def restore(self, snap: MemorySnapshot) -> None:
         self.text = snap or ""
 
-    def fork(self) -> "FileMemory":
+    def fork(self) -> FileMemory:
         m = FileMemory()
         m.text = self.text
         return m
@@ -152,7 +152,7 @@ class OracleMemory:
     def restore(self, snap: MemorySnapshot) -> None:
         self.current = snap or ""
 
-    def fork(self) -> "OracleMemory":
+    def fork(self) -> OracleMemory:
         m = OracleMemory(self.lookup)
         m.current = self.current
         return m

@@ -21,7 +21,7 @@ def test_users_matrices_and_timeline(ds):
         assert len(ud.final_probes) == 28 and len(ud.pre_probes) == 5
         days = [s.day for s in ud.sessions]
         assert days == sorted(days) and days[0] >= "2026-01-05" and days[-1] <= "2026-05-05"
-        for ev, pre in zip(u.changes, ud.pre_probes):
+        for ev, pre in zip(u.changes, ud.pre_probes, strict=True):
             assert pre.day < ev.day and (pre.context, pre.attribute) == (ev.context, ev.attribute)
             assert u.target(ev.context, ev.attribute, pre.day) == ev.old
             assert u.target(ev.context, ev.attribute, ud.final_probes[0].day) == ev.new

@@ -65,6 +65,8 @@ def test_oracle_memory():
 
 
 def test_mem0_offline_if_installed():
+    import longview.memory.mem0  # noqa: F401  sets MEM0_TELEMETRY=False before mem0 is imported
+
     pytest.importorskip("mem0")
     pytest.importorskip("langchain_core")
     m = registry.create("mem0", user_id="u1")

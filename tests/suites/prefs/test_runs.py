@@ -43,8 +43,9 @@ def test_reference_agents_and_memories_order(tmp_path):
 
 
 def test_model_using_memory_gains_from_file_memory(tmp_path):
-    from . import mock_pa  # noqa: F401  registers mock/prefs-memory-user
     from longview.agents.llm import LLMAgent
+
+    from . import mock_pa  # noqa: F401  registers mock/prefs-memory-user
 
     suite = PrefsSuite()
     roles = Roles({})

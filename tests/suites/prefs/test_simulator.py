@@ -1,6 +1,6 @@
 from longview.suites.prefs.dataset import builtin
-from longview.suites.prefs.simulator import Said, SimState, UserCore, audit
 from longview.suites.prefs.model import taxonomy
+from longview.suites.prefs.simulator import Said, SimState, UserCore, audit
 from longview.suites.prefs.wrapper import Delivered, Realization, Segment
 
 

@@ -17,7 +17,6 @@ own history); they ignore the memory system.
 from __future__ import annotations
 
 import copy
-import json
 import re
 
 from longview.kernel.agent import AssistantTurn, Message, Observation, ToolCall
@@ -114,7 +113,7 @@ class ScriptedPA:
         """Called on the turn after the user reacted; may return memory calls."""
         return []
 
-    def fork(self) -> "ScriptedPA":
+    def fork(self) -> ScriptedPA:
         return copy.copy(self)
 
     # -- mechanics -------------------------------------------------------------------------------

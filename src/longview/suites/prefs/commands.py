@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -15,10 +16,10 @@ def _root() -> None:
 
 
 @app.command()
-def generate(seed: int = typer.Option(7, "--seed", help="Generator seed (7 = the built-in dataset)."),
-             users: int = typer.Option(4, "--users", help="Number of users."),
-             out: Path | None = typer.Option(None, "--out", help="Write the dataset JSON here."),
-             qc: bool = typer.Option(True, "--qc/--no-qc", help="Run the construction checks.")) -> None:
+def generate(seed: Annotated[int, typer.Option(help="Generator seed (7 = the built-in dataset).")] = 7,
+             users: Annotated[int, typer.Option(help="Number of users.")] = 4,
+             out: Annotated[Path | None, typer.Option(help="Write the dataset JSON here.")] = None,
+             qc: Annotated[bool, typer.Option("--qc/--no-qc", help="Run the construction checks.")] = True) -> None:
     """Rebuild users, worlds and sessions deterministically from a seed; run QC."""
     from longview.suites.prefs.dataset import generate as gen
     from longview.suites.prefs.qc import run_qc

@@ -17,7 +17,7 @@ from datetime import date, timedelta
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from longview.kernel.errors import DataError
 from longview.kernel.stats import seed_from
@@ -154,7 +154,7 @@ def _changes(rng: random.Random, m, uid: str) -> list[ChangeEvent]:
             break
     days = sorted(rng.sample(range(72, 98), N_CHANGES))
     out = []
-    for (c, a), d in zip(chosen, days):
+    for (c, a), d in zip(chosen, days, strict=True):
         old = m[c][a]
         new = rng.choice([s for s in tax.attribute(a).setting_ids if s != old])
         out.append(ChangeEvent(context=c, attribute=a, old=old, new=new, day=date_of(d), sid=""))
@@ -211,9 +211,7 @@ def _user(i: int, seed: int) -> UserData:
     finals = [builder.build(f"{uid}-final-{c}-{a}", c, a, "probe_final", final_day) for c in CONTEXTS for a in tax.ids]
     pres = [builder.build(f"{uid}-pre-{ev.context}-{ev.attribute}", ev.context, ev.attribute, "probe_pre",
                           date_of(ev.day, -1)) for ev in changes]
-    for sc in finals + pres:
-        for r in sc.records:  # probe records are added to the probe's own branch, not the shared world
-            pass
+    # probe records are not in the shared world: each probe adds them to its own branch
     return UserData(user=user, world=world, sessions=sessions, final_probes=finals, pre_probes=pres)
 
 
@@ -237,9 +235,10 @@ def load_file(path: str) -> PrefsDataset:
         raise DataError(path, "<file>", "<root>", f"a readable JSON dataset ({e})") from None
     try:
         ds = PrefsDataset.model_validate(data)
-        ds.name = path
-        return ds
-    except Exception as e:  # pydantic ValidationError
-        errs = getattr(e, "errors", lambda: [{"loc": ("<root>",), "msg": str(e)}])()
-        loc = [str(x) for x in errs[0]["loc"]]
-        raise DataError(path, "/".join(loc[:3]), "/".join(loc[3:]) or loc[-1], errs[0]["msg"]) from None
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = [str(x) for x in err["loc"]]
+        raise DataError(path, "/".join(loc[:3]), "/".join(loc[3:]) or loc[-1], err["msg"]) from None
+    ds.name = path
+    ds.sha256 = hashlib.sha256(ds.model_dump_json(exclude={"sha256", "name"}).encode()).hexdigest()
+    return ds

@@ -45,7 +45,7 @@ class Attribute(BaseModel):
     settings: list[Setting] = Field(min_length=2, description="Discrete settings, in display order.")
 
     @model_validator(mode="after")
-    def _one_habit(self) -> "Attribute":
+    def _one_habit(self) -> Attribute:
         ids = [s.id for s in self.settings]
         if len(set(ids)) != len(ids):
             raise ValueError(f"duplicate setting ids in {self.id}")
@@ -84,7 +84,7 @@ class Taxonomy(BaseModel):
     attributes: list[Attribute] = Field(description="The fourteen attributes, in order.")
 
     @model_validator(mode="after")
-    def _check(self) -> "Taxonomy":
+    def _check(self) -> Taxonomy:
         dims = {d.id for d in self.dimensions}
         for a in self.attributes:
             if a.dimension not in dims:

@@ -9,7 +9,6 @@ change event, the 28 final probes after the last session, concurrently; they wri
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any, Literal
 
@@ -21,8 +20,9 @@ from longview.kernel.clock import SimClock
 from longview.kernel.session import ControlResult, UserTurn, run_session
 from longview.kernel.trace import TraceWriter
 from longview.memory.registry import fork as fork_memory
-from longview.suites.prefs.checks import brs as embedded_brs, observe
-from longview.suites.prefs.dataset import User, UserData
+from longview.suites.prefs.checks import brs as embedded_brs
+from longview.suites.prefs.checks import observe
+from longview.suites.prefs.dataset import UserData
 from longview.suites.prefs.model import taxonomy
 from longview.suites.prefs.scenes import Scene
 from longview.suites.prefs.simulator import Said, SimState, UserCore, change_lines
@@ -287,7 +287,7 @@ class Timeline:
 
     # -- the timeline -----------------------------------------------------------------------------
     async def run(self, *, probe_hook=None) -> list[ProbeRecord]:
-        pre_by_sid = {ev.sid: (ev, sc) for ev, sc in zip(self.user.changes, self.data.pre_probes)}
+        pre_by_sid = {ev.sid: (ev, sc) for ev, sc in zip(self.user.changes, self.data.pre_probes, strict=True)}
         records: list[ProbeRecord] = []
         for scene in self.data.sessions:
             if scene.sid in pre_by_sid:

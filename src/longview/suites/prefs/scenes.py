@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from longview.suites.prefs.world import PrefsWorld, Record
+from longview.suites.prefs.world import Record
 
 Role = Literal["read", "task", "internal", "external", "extra", "blocked", "recovery"]
 

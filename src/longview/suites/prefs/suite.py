@@ -157,7 +157,6 @@ class PrefsSuite(Suite):
         from longview.suites.prefs.metrics import NAMES, breakdown, brs_agreement, counts, unit_metrics
         from longview.suites.prefs.runner import PrefsCellResult
 
-        groups: dict[tuple[str, str], dict[str, list]] = defaultdict(lambda: defaultdict(list))
         aborted: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
         parsed: dict[tuple[str, str], list[PrefsCellResult]] = defaultdict(list)
         for text in results:

@@ -44,7 +44,7 @@ class PrefsWorld(WorldState):
     log: list[dict[str, Any]] = Field(default_factory=list, description="Every executed write, in order.")
     counter: int = Field(default=0, description="Last number used for a created id.")
 
-    def branch(self) -> "PrefsWorld":
+    def branch(self) -> PrefsWorld:
         """A copy for a probe: records are shared until one changes (tools copy a record before
         changing it), so branching is cheap and never touches the original."""
         return PrefsWorld(records=dict(self.records), log=[dict(e) for e in self.log], counter=self.counter)

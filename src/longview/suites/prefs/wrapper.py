@@ -20,9 +20,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from longview.kernel.tools import ToolKind, ToolResult, Toolkit, ToolSpec, ParamSpec
+from longview.kernel.tools import ParamSpec, ToolKind, Toolkit, ToolResult, ToolSpec
 from longview.suites.prefs.model import Attribute
-from longview.suites.prefs.world import EXTERNAL, INTERNAL, WorldTools, effect_of
+from longview.suites.prefs.world import EXTERNAL, WorldTools, effect_of
 
 RESPOND = "respond"
 SUPPLEMENT_CATEGORIES = ("background", "caveat", "boundary", "consequence", "alternative")
