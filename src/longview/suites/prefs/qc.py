@@ -10,7 +10,7 @@ from collections import Counter
 from pydantic import BaseModel, Field
 
 from longview.suites.prefs.agents import ScriptedPA
-from longview.suites.prefs.checks import observe
+from longview.suites.prefs.checks import brs, observe
 from longview.suites.prefs.dataset import PrefsDataset, UserData, qc_matrix
 from longview.suites.prefs.model import CONTEXTS, taxonomy
 from longview.suites.prefs.simulator import Said, audit
@@ -21,13 +21,16 @@ class QCReport(BaseModel):
     enacted: int = Field(default=0, description="(probe scene, setting) pairs realised.")
     observed_ok: int = Field(default=0, description="... whose delivered behaviour showed that setting.")
     leaks: int = Field(default=0, description="Session texts that leak a preference.")
+    habit_cells: int = Field(default=0, description="Final-probe cells whose target differs from the habit.")
+    habit_fails: int = Field(default=0, description="... where the enacted habit scores BRS < 5 against the target.")
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
     def lines(self) -> list[str]:
-        out = [f"QC: {self.observed_ok}/{self.enacted} settings enacted and observed; {self.leaks} leaking texts"]
+        out = [f"QC: {self.observed_ok}/{self.enacted} settings enacted and observed; habits fail "
+               f"{self.habit_fails}/{self.habit_cells} cells where the target differs; {self.leaks} leaking texts"]
         out += [f"  problem: {p}" for p in self.problems[:20]]
         out.append("QC passed" if self.ok else f"QC FAILED ({len(self.problems)} problems)")
         return out
@@ -63,6 +66,13 @@ async def _enact(ud: UserData, report: QCReport) -> None:
                 report.observed_ok += 1
             else:
                 report.problems.append(f"{sc.sid}: setting {s} enacted but observed {seen}")
+            target = ud.user.target(sc.context, attr.id, sc.day)
+            if s == attr.habit and target != s:
+                report.habit_cells += 1
+                if brs(attr.id, target, r, sc.kit) < 5:
+                    report.habit_fails += 1
+                else:
+                    report.problems.append(f"{sc.sid}: the habit {s} passes against target {target}")
 
 
 def run_qc(ds: PrefsDataset) -> QCReport:

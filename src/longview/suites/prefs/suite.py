@@ -15,6 +15,7 @@ from longview.kernel.errors import ConfigError
 
 if TYPE_CHECKING:
     import typer
+    from rich.table import Table
 
     from longview.harness.context import CellContext
 
@@ -210,6 +211,69 @@ class PrefsSuite(Suite):
             rows=rows,
             extra={"leakage_total": sum(r.extra["leakage"]["leaks"] for r in rows)},
         )
+
+    def tables(self, scorecard: Scorecard) -> list[Table]:
+        from rich.table import Table
+
+        from longview.harness.tables import rows_table
+
+        t = Table(title="prefs · PSA by dimension and by kind (user-macro); carry-overs, capability failures, leaks")
+        for col in ("Agent", "Variant", "Expr", "Discl", "InfoFlow", "Init&Aut", "reply", "action", "carry", "cap.fail", "leaks"):
+            t.add_column(col, justify="left" if col in ("Agent", "Variant") else "right")
+        dims = ("expression_style", "disclosure", "information_flow", "initiative_autonomy")
+        for r in scorecard.rows:
+            if not r.extra:
+                continue
+            f = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
+            bd, bk, c = r.extra.get("by_dimension", {}), r.extra.get("by_kind", {}), r.extra.get("counts", {})
+            t.add_row(r.agent, r.variant, *[f(bd.get(d, {}).get("psa")) for d in dims],
+                      f(bk.get("reply", {}).get("psa")), f(bk.get("action", {}).get("psa")),
+                      str(c.get("carry_overs", 0)), str(c.get("capability_failures", 0)),
+                      str(r.extra.get("leakage", {}).get("leaks", 0)))
+        return [rows_table(scorecard), t]
+
+    def transcript(self, events: list) -> list[str]:
+        """The generic view, with each delivery shown as the text the user saw."""
+        from longview.harness.transcript import trace_lines
+        from longview.suites.prefs.wrapper import Segment, render_text
+
+        shown = []
+        for e in events:
+            if e.type == "delivery":
+                text = "(notice withheld by the selected setting)" if e.data.get("suppressed") else \
+                    render_text([Segment.model_validate(x) for x in e.data.get("segments", [])])
+                e = e.model_copy(update={"data": {"to_user": text}})
+            shown.append(e)
+        return trace_lines(shown)
+
+    def prompts(self) -> dict[str, str]:
+        import hashlib
+
+        from longview.suites.prefs.judge import JUDGE_SYSTEM
+        from longview.suites.prefs.runner import SYSTEM
+
+        return {name: hashlib.sha256(text.encode()).hexdigest()
+                for name, text in (("agent_system", SYSTEM), ("judge_system", JUDGE_SYSTEM), ("user_system", USER_SYSTEM))}
+
+    def estimate(self, cells: list[Cell], dataset, roles: Roles, options: BaseModel) -> dict[str, tuple[int, int]]:
+        """--dry-run: ~3 agent calls per session (~2,500 input tokens + memory), 2 user rewordings
+        per session, one judge call per final probe."""
+        out: dict[str, tuple[int, int]] = {}
+
+        def add(role: str, n: int, tok: int) -> None:
+            c, t = out.get(role, (0, 0))
+            out[role] = (c + n, t + n * tok)
+
+        for c in cells:
+            ud = dataset.get(c.unit)
+            n_sessions = len(ud.sessions) + (len(ud.final_probes) + len(ud.pre_probes)) * options.repeats  # type: ignore[attr-defined]
+            if not c.agent.startswith("ref:"):
+                add("agent", 3 * n_sessions, 2500 + (4000 if c.variant in ("file", "rag", "mem0") else 0))
+            if roles.model("user"):
+                add("user", 2 * n_sessions, 300)
+            if roles.model("judge"):
+                add("judge", len(ud.final_probes) * options.repeats, 1500)  # type: ignore[attr-defined]
+        return out
 
     def commands(self) -> typer.Typer:
         from longview.suites.prefs.commands import app
