@@ -17,7 +17,7 @@ BUILTIN: dict[str, tuple[str, str]] = {
     "file": ("longview.memory.simple:FileMemory", "a MEMORY.md the agent reads in context and edits with tools"),
     "rag": ("longview.memory.rag:RagMemory", "BM25 over raw messages, top 10 within 4,000 tokens"),
     "oracle": ("longview.memory.simple:OracleMemory", "the target setting and its definition (upper bound)"),
-    "transcript": ("longview.memory.base:TranscriptMemory", "every earlier session's transcript, in order"),
+    "transcript": ("longview.memory.simple:DatedTranscriptMemory", "every earlier session's transcript, dated, in order"),
     "mem0": ("longview.memory.mem0:Mem0Memory", "Mem0's own API, local vector store (extra: longview[mem0])"),
 }
 

@@ -156,3 +156,35 @@ class OracleMemory:
         m = OracleMemory(self.lookup)
         m.current = self.current
         return m
+
+
+class DatedTranscriptMemory:
+    """``transcript``: every earlier session in full, each headed by its date and label."""
+
+    name = "transcript"
+
+    def __init__(self) -> None:
+        from longview.memory.base import TranscriptMemory
+
+        self.inner = TranscriptMemory()
+
+    def observe(self, session_id: str, messages: list[Message], *, when: str | None = None) -> None:
+        self.inner.observe(session_id, messages, when=when)
+        self.inner.sessions[-1] = f"[{when or session_id}]\n" + self.inner.sessions[-1]
+
+    def context(self, query: str = "") -> str:
+        return self.inner.context(query)
+
+    def tools(self) -> Toolkit | None:
+        return None
+
+    def snapshot(self) -> MemorySnapshot:
+        return self.inner.snapshot()
+
+    def restore(self, snap: MemorySnapshot) -> None:
+        self.inner.restore(snap)
+
+    def fork(self) -> "DatedTranscriptMemory":
+        m = DatedTranscriptMemory()
+        m.restore(self.snapshot())
+        return m

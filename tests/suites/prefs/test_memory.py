@@ -78,3 +78,12 @@ def test_mem0_offline_if_installed():
         assert m.snapshot() and registry.fork(m) is m
     finally:
         m.close()
+
+
+def test_transcript_memory_is_dated_and_forks():
+    m = registry.create("transcript")
+    m.observe("s1", session(1, "when is the budget review", "thanks"), when="2026-01-02 work")
+    assert m.context().startswith("[2026-01-02 work]\n[Session 1]")
+    f = registry.fork(m)
+    f.observe("s2", session(2, "again", "ok"), when="2026-01-03 work")
+    assert "again" not in m.context()
