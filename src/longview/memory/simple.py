@@ -184,7 +184,7 @@ class DatedTranscriptMemory:
     def restore(self, snap: MemorySnapshot) -> None:
         self.inner.restore(snap)
 
-    def fork(self) -> "DatedTranscriptMemory":
+    def fork(self) -> DatedTranscriptMemory:
         m = DatedTranscriptMemory()
         m.restore(self.snapshot())
         return m
