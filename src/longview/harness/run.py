@@ -17,10 +17,10 @@ from pydantic import BaseModel, Field, ValidationError
 
 from longview import __version__
 from longview.harness import registry
-from longview.harness.cell import Cell, CellResult, Dataset
 from longview.harness.context import CellContext
 from longview.harness.options import RunConfig
 from longview.harness.roles import AGENT, Roles
+from longview.harness.cell import Cell, CellResult, Dataset
 from longview.harness.suite import Suite
 from longview.kernel.errors import CellAborted, ConfigError, DataError, LongviewError, printable
 from longview.kernel.ids import id_problem
