@@ -110,3 +110,21 @@ def test_cli_run_and_generate(tmp_path):
     gen = subprocess.run([sys.executable, "-m", "longview", "prefs", "generate", "--seed", "7", "--users", "1"],
                          capture_output=True, text=True, timeout=300)
     assert gen.returncode == 0 and "QC passed" in gen.stdout
+
+
+def test_plan_memory_option_and_reader_default(ds):
+    from longview.harness.options import RunConfig
+    from longview.harness.run import plan
+    from longview.kernel.errors import ConfigError
+
+    cells = plan(SUITE, RunConfig(suite="prefs"), ds, PrefsOptions())
+    by_agent = {}
+    for c in cells:
+        by_agent.setdefault(c.agent, set()).add(c.variant)
+    assert by_agent["ref:reader"] == {"none", "rag", "file", "oracle"}
+    assert by_agent["ref:oracle"] == {"oracle"} and by_agent["ref:habits"] == {"none"}
+    assert len(cells) == 8 * 4
+    only_rag = plan(SUITE, RunConfig(suite="prefs", agents=["ref:reader"]), ds, PrefsOptions(memory="rag,none"))
+    assert sorted({c.variant for c in only_rag}) == ["none", "rag"]
+    with pytest.raises(ConfigError, match="unknown memory system"):
+        plan(SUITE, RunConfig(suite="prefs"), ds, PrefsOptions(memory=["nope"]))

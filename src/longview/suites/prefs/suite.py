@@ -30,6 +30,13 @@ MEMORIES = {
 READER_DEFAULT = ["none", "rag", "file", "oracle"]
 
 
+def _all_memories() -> dict[str, str]:
+    """Built-in memory systems plus any registered under the ``longview.memory`` entry points."""
+    from longview.memory.registry import available
+
+    return {**MEMORIES, **{k: v for k, v in available().items() if k not in MEMORIES}}
+
+
 class PrefsOptions(BaseModel):
     """Suite options (-S key=value)."""
 
@@ -76,7 +83,7 @@ class PrefsSuite(Suite):
     )
     reference_agents = {"ref:habits": "none", "ref:recency": "none", "ref:contextual": "none",
                         "ref:oracle": "oracle", "ref:reader": "file"}
-    variants = MEMORIES
+    variants = _all_memories()
     model_variants = ("none", "rag", "file", "oracle")
     datasets = {"builtin": "4 generated users (seed 7)", "PATH": "a dataset JSON written by `longview prefs generate --out`"}
 
@@ -84,11 +91,8 @@ class PrefsSuite(Suite):
     def default_variants(self, agent: str, options: BaseModel) -> list[str] | None:
         mem = list(getattr(options, "memory", []) or [])
         for m in mem:
-            if m not in MEMORIES:
-                from longview.memory.registry import available
-
-                if m not in available():
-                    raise ConfigError(f"-S memory={m}: unknown memory system; known: {', '.join(sorted(available()))}")
+            if m not in self.variants:
+                raise ConfigError(f"--memory {m}: unknown memory system; known: {', '.join(self.variants)}")
         if mem:
             return mem
         if agent == "ref:reader":
