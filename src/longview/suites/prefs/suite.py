@@ -93,6 +93,11 @@ class PrefsSuite(Suite):
         for m in mem:
             if m not in self.variants:
                 raise ConfigError(f"--memory {m}: unknown memory system; known: {', '.join(self.variants)}")
+        if "mem0" in mem:
+            import importlib.util
+
+            if importlib.util.find_spec("mem0") is None or importlib.util.find_spec("langchain_core") is None:
+                raise ConfigError("--memory mem0 needs the extra: pip install 'longview[mem0]'")
         if mem:
             return mem
         if agent == "ref:reader":
@@ -148,7 +153,7 @@ class PrefsSuite(Suite):
         memory = create(ctx.cell.variant, embedding=opts.embedding, user_id=ud.user.id)
         comps = ctx.components or Components()
         tl = Timeline(ctx, ud, memory, ctx.agent, wording=comps.wording, judge=comps.judge,
-                      trace_sessions=opts.trace, repeats=opts.repeats)
+                      trace_sessions=opts.trace, repeats=opts.repeats, max_turns=ctx.max_turns)
         try:
             probes = await tl.run()
         finally:
