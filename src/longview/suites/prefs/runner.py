@@ -10,6 +10,7 @@ change event, the 28 final probes after the last session, concurrently; they wri
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -140,7 +141,7 @@ class PrefsProtocol:
             trace.emit("released", turn=turn, actions=[a.id for a in released])
         text = (await self.wording.word(intent, delivered)) if intent.draft else None
         if text:
-            kind = f"probe_{self.scene.kind}" if self.probe else self.scene.kind
+            kind = self.scene.kind  # accumulation, change, probe_final, probe_pre
             self.said.append(Said(sid=self.scene.sid, kind=kind, text=text, trigger=intent.facts.get("trigger", "none")))
         trace.emit("user_decision", turn=turn, trigger=intent.facts.get("trigger"), observed=intent.facts.get("observed"),
                    grants=intent.grants)
@@ -225,11 +226,10 @@ class Timeline:
         proto = PrefsProtocol(wrapper, core, scene, probe, self.wording, self.said, offer_select=opening is None)
         sid = session_id or scene.sid
         trace = self._trace(sid)
-        clock = SimClock(__import__("datetime").datetime.fromisoformat(scene.day + "T09:00:00"))
+        clock = SimClock(datetime.fromisoformat(scene.day + "T09:00:00"))
         first = opening if opening is not None else [Message(role="user", content=scene.request)]
         if opening is None:
-            self.said.append(Said(sid=scene.sid, kind=("probe_" + scene.kind) if probe else scene.kind,
-                                  text=scene.request, trigger="request"))
+            self.said.append(Said(sid=scene.sid, kind=scene.kind, text=scene.request, trigger="request"))
         try:
             outcome = await run_session(agent, wrapper, proto, system=self._system(scene, memory, target), opening=first,
                                         session_id=sid, phase=scene.kind, trace=trace, max_turns=self.max_turns,
