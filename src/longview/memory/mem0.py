@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import logging
 import math
 import os
 import shutil
@@ -30,6 +31,9 @@ DIM = 256
 # user chose one. Both are read when mem0 is first imported, so they are set on importing this module.
 os.environ.setdefault("MEM0_TELEMETRY", "False")
 os.environ.setdefault("MEM0_DIR", os.path.join(tempfile.gettempdir(), "longview-mem0-home"))
+# Mem0 warns on every instance that its optional extras (spaCy, fastembed hybrid search) are absent;
+# we use it as a plain vector store, so those warnings are noise.
+logging.getLogger("mem0").setLevel(logging.ERROR)
 
 
 def _embeddings_base():
