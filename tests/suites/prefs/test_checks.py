@@ -78,3 +78,58 @@ def test_topics_golden():
     assert observe("topic_management", one, KIT) == "one_at_a_time"
     assert observe("topic_management", org, KIT) == "organize"
     assert brs("topic_management", "organize", one, KIT) == 1
+
+
+def test_reply_attributes_golden():
+    # emotional engagement: empathy first, then the task
+    warm = R("emotional_engagement", [("empathy", "That sounds hard."), ("answer", "It is Tuesday.")])
+    cold = R("emotional_engagement", [("answer", "It is Tuesday.")])
+    assert observe("emotional_engagement", warm, KIT) == "relationship_focused"
+    assert observe("emotional_engagement", cold, KIT) == "task_focused"
+    # guidance: the unfamiliar term explained and >= 2 ordered steps
+    scaff = R("guidance_level", [("answer", "Do it."), ("term", "The cost centre code is the budget line."),
+                                 ("step", "Open"), ("step", "Fill")])
+    wrong_term = R("guidance_level", [("answer", "Do it."), ("term", "A PO is a purchase order."), ("step", "Open"), ("step", "Fill")])
+    assert observe("guidance_level", scaff, KIT) == "scaffolded"
+    assert observe("guidance_level", wrong_term, KIT) is None and brs("guidance_level", "scaffolded", wrong_term, KIT) == 3
+    assert observe("guidance_level", R("guidance_level", [("answer", "Do it.")]), KIT) == "direct"
+    # reasoning: the basis must come before the answer
+    before = R("reasoning_visibility", [("basis", "Only one entry."), ("answer", "Tuesday.")])
+    after = R("reasoning_visibility", [("answer", "Tuesday."), ("basis", "Only one entry.")])
+    assert observe("reasoning_visibility", before, KIT) == "show"
+    assert observe("reasoning_visibility", after, KIT) is None and brs("reasoning_visibility", "show", after, KIT) == 3
+    # solution breadth: one option vs several
+    assert observe("solution_breadth", R("solution_breadth", [("answer", "a"), ("option", "A")]), KIT) == "low"
+    assert observe("solution_breadth", R("solution_breadth", [("answer", "a"), ("option", "A"), ("option", "B")]), KIT) == "high"
+    assert brs("solution_breadth", "low", R("solution_breadth", [("answer", "a")]), KIT) == 3  # 1 of 2: 1 + 1.5 rounded half up
+
+
+def test_process_visibility_golden():
+    calls = [Action(id=str(i), turn=0, name="list_events", status="executed") for i in range(3)]
+    narr = lambda n: [("narration", "Checking.")] * n  # noqa: E731
+    assert observe("process_visibility", R("process_visibility", [("answer", "x")], calls), KIT) == "silent"
+    book = R("process_visibility", narr(1) + [("answer", "x")] + narr(1), calls)
+    assert observe("process_visibility", book, KIT) == "bookend"
+    full = R("process_visibility", narr(3) + [("answer", "x")], calls)
+    assert observe("process_visibility", full, KIT) == "full"
+    assert brs("process_visibility", "full", book, KIT) == 1
+
+
+def test_outreach_expansion_capability_golden():
+    told = Realization(attribute="proactive_outreach", selected="high",
+                       deliveries=[Delivered(turn=0, segments=[Segment(kind="notify", text="It moved.")])])
+    quiet = Realization(attribute="proactive_outreach", selected="low", deliveries=[Delivered(turn=0, suppressed=True)])
+    assert observe("proactive_outreach", told, KIT) == "high" and observe("proactive_outreach", quiet, KIT) == "low"
+    main = Action(id="1", turn=0, name="update_event", args={"event_id": "e1"}, effect="internal", status="executed")
+    extra = Action(id="2", turn=0, name="update_event", args={"event_id": "prep", "scope": "extra"}, effect="internal",
+                   status="executed")
+    assert observe("task_expansion", R("task_expansion", [("answer", "x"), ("extra", "also moved prep")], [main, extra]), KIT) == "high"
+    assert observe("task_expansion", R("task_expansion", [("answer", "x")], [main]), KIT) == "low"
+    assert brs("task_expansion", "high", R("task_expansion", [("answer", "x")], [main, extra]), KIT) == 3  # unlabelled extra: 2 of 3
+    limit = Action(id="1", turn=0, name="book_place", effect="external", status="failed", capability_limit=True)
+    rec = Action(id="2", turn=0, name="book_place", effect="external", status="executed")
+    held = Action(id="2", turn=0, name="book_place", effect="external", status="held")
+    assert observe("capability_boundary", R("capability_boundary", [("answer", "x")], [limit, rec]), KIT) == "suggest_alternatives"
+    assert observe("capability_boundary", R("capability_boundary", [("answer", "x"), ("handoff", "call them")], [limit, held]),
+                   KIT) == "find_and_hand_off"
+    assert brs("capability_boundary", "find_and_hand_off", R("capability_boundary", [("answer", "x")], []), KIT) == 1

@@ -165,7 +165,7 @@ def observe(attr: str, r: Realization, kit: Kit) -> str | None:
 def brs(attr: str, target: str, r: Realization, kit: Kit) -> int:
     """Embedded Behavioral Realization Score, 1-5: 5 when the behaviour shows the target, 1 when it
     shows another setting or fails the target's first condition (its precondition: a reply was
-    delivered, the task was attempted), else 1 + 3 x (share of the target's conditions met), rounded."""
+    delivered, the task was attempted), else 1 + 3 x (share of the target's conditions met), rounded half up."""
     conds = conditions(attr, r, kit)
     seen = observe(attr, r, kit)
     if seen == target:
@@ -175,4 +175,4 @@ def brs(attr: str, target: str, r: Realization, kit: Kit) -> int:
     cs = conds.get(target) or [False]
     if not cs[0]:
         return 1
-    return 1 + round(3 * sum(cs) / len(cs))
+    return 1 + int(3 * sum(cs) / len(cs) + 0.5)  # rounded half up
