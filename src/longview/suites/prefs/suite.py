@@ -24,7 +24,7 @@ MEMORIES = {
     "oracle": "the target setting and its definition, given at each decision (upper bound)",
     "file": "a MEMORY.md the agent reads in context (4,000-token head) and edits with tools",
     "rag": "BM25 (bm25s) over raw messages of earlier sessions, top 10 within 4,000 tokens",
-    "mem0": "Mem0's own API, local Qdrant store, deterministic offline embedding (pip install 'longview[mem0]')",
+    "mem0": "Mem0's own API, local Qdrant store, deterministic offline embedding (needs the mem0 extra of longview)",
     "transcript": "every earlier session's raw transcript (no budget; for comparisons)",
 }
 READER_DEFAULT = ["none", "rag", "file", "oracle"]
