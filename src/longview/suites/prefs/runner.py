@@ -228,12 +228,13 @@ class Timeline:
         trace = self._trace(sid)
         clock = SimClock(datetime.fromisoformat(scene.day + "T09:00:00"))
         first = opening if opening is not None else [Message(role="user", content=scene.request)]
-        if opening is None:
+        if opening is None and scene.opening == "user":  # an event notice is not the user speaking
             self.said.append(Said(sid=scene.sid, kind=scene.kind, text=scene.request, trigger="request"))
         try:
             outcome = await run_session(agent, wrapper, proto, system=self._system(scene, memory, target), opening=first,
                                         session_id=sid, phase=scene.kind, trace=trace, max_turns=self.max_turns,
-                                        clock=clock)
+                                        clock=clock, trigger="notification" if scene.opening == "event" and opening is None
+                                        else "user")
         finally:
             trace.close()
         self.turns += outcome.turns

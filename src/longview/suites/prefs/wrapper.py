@@ -209,6 +209,8 @@ class Wrapper:
                 self.r.actions.append(act)
                 msg = {"held": "held until the user approves", "dropped": "not performed: outside the request",
                        "deferred": "not performed yet: waiting for the user"}[hold]
+                if hold == "deferred" and self.r.selected is None:
+                    msg = f"not performed: choose a setting with {self.attr.tool_name} first"
                 return ToolResult(ok=True, output={"status": hold, "action_id": cid, "note": msg})
         res = self.world_tools.call(name, args)
         if not res.ok:
