@@ -128,3 +128,23 @@ def test_plan_memory_option_and_reader_default(ds):
     assert sorted({c.variant for c in only_rag}) == ["none", "rag"]
     with pytest.raises(ConfigError, match="unknown memory system"):
         plan(SUITE, RunConfig(suite="prefs"), ds, PrefsOptions(memory=["nope"]))
+
+
+def test_dataset_file_semantic_errors(tmp_path):
+    ds = generate(3, users=1)
+    data = json.loads(ds.model_dump_json())
+    data["users"][0]["user"]["matrix"]["work"]["verbosity"] = "chatty"
+    p = tmp_path / "bad.json"
+    p.write_text(json.dumps(data))
+    with pytest.raises(DataError, match="matrix/work/verbosity"):
+        load_file(str(p))
+
+
+def test_repeats_run_every_probe_k_times(tmp_path):
+    suite = PrefsSuite()
+    ctx = make_ctx(tmp_path, "ref:oracle", "oracle")
+    ctx.options = PrefsOptions(trace=False, repeats=2)
+    res = asyncio.run(suite.run_cell(ctx))
+    assert len(res.probes) == 2 * 33 and {p.repeat for p in res.probes} == {0, 1}
+    row = suite.score([res.model_dump_json()], builtin(), ctx.options, seed=0).rows[0]
+    assert row.metrics["psa"] == 1.0 and row.extra["prs_brs_agreement"]["exact"] == 1.0

@@ -67,3 +67,31 @@ def test_traces_written_per_session(tmp_path):
     res = asyncio.run(suite.run_cell(ctx))
     files = list(tmp_path.glob("*.jsonl"))
     assert len(files) == res.sessions + len(res.probes)
+
+
+def test_memory_record_keeps_public_record_only():
+    """E.4: user messages, tool calls and results, the interaction-tool call and the delivered reply;
+    never the respond payload or held actions."""
+    from longview.suites.prefs.agents import ScriptedPA
+    from longview.suites.prefs.runner import memory_record
+
+    class SelfDirected(ScriptedPA):
+        name = "t"
+
+        def choose(self, attr, obs):
+            return "self_directed"
+
+    ud = builtin().users[0]
+    scene = next(s for s in ud.final_probes if s.attribute == "autonomy_level")
+    tl = Timeline(None, ud, create("none"), SelfDirected({scene.sid: scene}), trace_sessions=False)
+    world = tl.world.branch()
+    for rec in scene.records:
+        world.add(rec)
+    r, core, outcome, proto = asyncio.run(tl.session(scene, world, create("none"), tl.sim, tl.agent, probe=True))
+    assert [a.status for a in r.actions] == ["executed", "held"]
+    rec = memory_record(outcome.messages, proto)
+    calls = [c.name for m in rec for c in m.tool_calls]
+    assert calls == ["set_autonomy_level", "update_event"]
+    texts = [m.content for m in rec if m.role == "assistant" and m.content]
+    assert texts and texts[0] == r.deliveries[0].text
+    assert not any("respond" == (m.name or "") for m in rec)

@@ -239,6 +239,37 @@ def load_file(path: str) -> PrefsDataset:
         err = e.errors()[0]
         loc = [str(x) for x in err["loc"]]
         raise DataError(path, "/".join(loc[:3]), "/".join(loc[3:]) or loc[-1], err["msg"]) from None
+    validate(ds, path)
     ds.name = path
     ds.sha256 = hashlib.sha256(ds.model_dump_json(exclude={"sha256", "name"}).encode()).hexdigest()
     return ds
+
+
+def validate(ds: PrefsDataset, path: str) -> None:
+    """Checks the schema cannot express: settings exist, every cell is covered, changes are real."""
+    tax = taxonomy()
+    for i, ud in enumerate(ds.users):
+        u = ud.user
+        rec = f"users/{i} ({u.id})"
+        for c in CONTEXTS:
+            row = u.matrix.get(c)
+            if row is None or set(row) != set(tax.ids):
+                raise DataError(path, rec, f"user/matrix/{c}", "one setting for each of the 14 attributes")
+            for a, sid in row.items():
+                if sid not in tax.attribute(a).setting_ids:
+                    raise DataError(path, rec, f"user/matrix/{c}/{a}", f"one of {tax.attribute(a).setting_ids}")
+        for k, ev in enumerate(u.changes):
+            ids = tax.attribute(ev.attribute).setting_ids if ev.attribute in tax.ids else []
+            if ev.old not in ids or ev.new not in ids or ev.old == ev.new:
+                raise DataError(path, rec, f"user/changes/{k}", "a change between two different settings of a known attribute")
+            if not any(s.sid == ev.sid and s.kind == "change" for s in ud.sessions):
+                raise DataError(path, rec, f"user/changes/{k}/sid", "the id of a change session")
+        for field, scenes in (("sessions", ud.sessions), ("final_probes", ud.final_probes), ("pre_probes", ud.pre_probes)):
+            for j, sc in enumerate(scenes):
+                if sc.attribute not in tax.ids:
+                    raise DataError(path, rec, f"{field}/{j}/attribute", f"one of {tax.ids}")
+        cells = {(p.context, p.attribute) for p in ud.final_probes}
+        if len(cells) != 2 * len(tax.ids):
+            raise DataError(path, rec, "final_probes", "one final probe per (context, attribute) cell")
+        if len(ud.pre_probes) != len(u.changes):
+            raise DataError(path, rec, "pre_probes", "one pre-event probe per change event")

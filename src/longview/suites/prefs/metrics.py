@@ -103,3 +103,12 @@ def brs_agreement(probes: Iterable[ProbeRecord]) -> dict[str, float | int | None
         return {"n": 0, "exact": None, "within_one": None}
     return {"n": len(both), "exact": sum(p.brs_judged == p.brs_embedded for p in both) / len(both),
             "within_one": sum(abs(p.brs_judged - p.brs_embedded) <= 1 for p in both) / len(both)}
+
+
+def prs_brs_agreement(probes: Iterable[ProbeRecord]) -> dict[str, float | int | None]:
+    """How often the user's rating and the embedded BRS agree (final probes): exact, within one."""
+    both = [p for p in probes if p.kind == "final" and p.prs is not None]
+    if not both:
+        return {"n": 0, "exact": None, "within_one": None}
+    return {"n": len(both), "exact": sum(p.prs == p.brs_embedded for p in both) / len(both),
+            "within_one": sum(abs(p.prs - p.brs_embedded) <= 1 for p in both) / len(both)}

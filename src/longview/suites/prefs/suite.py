@@ -164,7 +164,14 @@ class PrefsSuite(Suite):
                                agent_turns=tl.turns, audit=audit(tl.said))
 
     def score(self, results: list[str], dataset, options: BaseModel, seed: int) -> Scorecard:
-        from longview.suites.prefs.metrics import NAMES, breakdown, brs_agreement, counts, unit_metrics
+        from longview.suites.prefs.metrics import (
+            NAMES,
+            breakdown,
+            brs_agreement,
+            counts,
+            prs_brs_agreement,
+            unit_metrics,
+        )
         from longview.suites.prefs.runner import PrefsCellResult
 
         aborted: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
@@ -198,6 +205,7 @@ class PrefsSuite(Suite):
                                                                                 "carry_overs", "differing_pairs")},
                 "brs_embedded": _avg([float(1 if p.capability_failure else p.brs_embedded) for p in allp if p.kind == "final"]),
                 "brs_agreement": brs_agreement(allp),
+                "prs_brs_agreement": prs_brs_agreement(allp),
                 "leakage": {"messages": sum(c.audit.get("messages", 0) for c in cells),
                             "leaks": sum(c.audit.get("leaks", 0) for c in cells)},
                 "corrections": sum(c.corrections for c in cells),
