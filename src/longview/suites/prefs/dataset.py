@@ -11,7 +11,6 @@ probe per changed cell.
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 from datetime import date, timedelta
 from functools import lru_cache
@@ -229,10 +228,11 @@ def builtin(seed: int = BUILTIN_SEED) -> PrefsDataset:
 
 def load_file(path: str) -> PrefsDataset:
     """A dataset written by ``longview prefs generate --out``."""
-    try:
-        data = json.loads(open(path, encoding="utf-8").read())
-    except (OSError, ValueError) as e:
-        raise DataError(path, "<file>", "<root>", f"a readable JSON dataset ({e})") from None
+    from pathlib import Path
+
+    from longview.kernel.ids import read_json
+
+    data = read_json(Path(path))  # readable, UTF-8, valid JSON, bounded depth; else a DataError
     try:
         ds = PrefsDataset.model_validate(data)
     except ValidationError as e:

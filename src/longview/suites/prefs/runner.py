@@ -186,7 +186,6 @@ class Timeline:
         self.turns = 0
         self.corrections = 0
         self.repeats = repeats
-        self._secrets: list[str] | None = None
 
     # -- one session ------------------------------------------------------------------------------
     def _system(self, scene: Scene, memory, target: str) -> str:
@@ -200,19 +199,8 @@ class Timeline:
 
     def _trace(self, sid: str) -> TraceWriter:
         if self.trace_sessions and self.ctx is not None:
-            # ctx.trace's writer, with the secret list read once per cell instead of on every event
-            return TraceWriter(self.ctx.folder / f"{sid}.jsonl", sid, redact=self._redact)
+            return self.ctx.trace(sid)
         return TraceWriter(None, sid)
-
-    def _redact(self, text: str) -> str:
-        if self._secrets is None:
-            from longview.kernel.models.secrets import MASK, _secret_values
-
-            self._secrets, self._mask = _secret_values(), MASK
-        for v in self._secrets:
-            if v in text:
-                text = text.replace(v, self._mask)
-        return text
 
     async def session(self, scene: Scene, world: PrefsWorld, memory, sim: SimState, agent, *, probe: bool,
                       opening: list[Message] | None = None, session_id: str | None = None) -> tuple[Realization, UserCore, Any, PrefsProtocol]:
