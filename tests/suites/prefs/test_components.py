@@ -148,3 +148,20 @@ def test_repeats_run_every_probe_k_times(tmp_path):
     assert len(res.probes) == 2 * 33 and {p.repeat for p in res.probes} == {0, 1}
     row = suite.score([res.model_dump_json()], builtin(), ctx.options, seed=0).rows[0]
     assert row.metrics["psa"] == 1.0 and row.extra["prs_brs_agreement"]["exact"] == 1.0
+
+
+def test_transcript_and_tables(tmp_path):
+    from rich.console import Console
+
+    from longview.kernel.trace import read_trace
+
+    ctx = make_ctx(tmp_path, "ref:oracle", "oracle", trace=True)
+    res = asyncio.run(SUITE.run_cell(ctx))
+    lines = SUITE.transcript(read_trace(next(tmp_path.glob("user_a-s000.jsonl"))))
+    assert any("to_user=" in ln for ln in lines) and any("selection" in ln for ln in lines)
+    sc = SUITE.score([res.model_dump_json()], builtin(), PrefsOptions(), seed=0)
+    console = Console(record=True, width=200)
+    for t in SUITE.tables(sc):
+        console.print(t)
+    out = console.export_text()
+    assert "ref:oracle" in out and "Init&Aut" in out
