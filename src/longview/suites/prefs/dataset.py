@@ -66,8 +66,8 @@ class User(BaseModel):
     profile: Profile = Field(description="Profile facts.")
     matrix: dict[str, dict[str, str]] = Field(description="context -> attribute -> setting at the start.")
     changes: list[ChangeEvent] = Field(description="The five controlled changes.")
-    states_rule: float = Field(description="Share of corrections in which the user also says what they want.")
-    lenience: int = Field(description="0 or 1: how much a mismatch costs in the user's own rating.")
+    states_rule: float = Field(ge=0, le=1, description="Share of corrections in which the user also says what they want.")
+    lenience: int = Field(ge=0, le=1, description="0 or 1: how much a mismatch costs in the user's own rating.")
 
     def target(self, context: str, attribute: str, day: str) -> str:
         """The setting in force on ``day`` (a change applies from its session on)."""
@@ -247,10 +247,26 @@ def load_file(path: str) -> PrefsDataset:
 
 def validate(ds: PrefsDataset, path: str) -> None:
     """Checks the schema cannot express: settings exist, every cell is covered, changes are real."""
+    from longview.kernel.ids import check_id
+
     tax = taxonomy()
+    if not ds.users:
+        raise DataError(path, "<root>", "users", "at least one user")
+    seen: set[str] = set()
     for i, ud in enumerate(ds.users):
         u = ud.user
-        rec = f"users/{i} ({u.id})"
+        rec = f"users/{i}"
+        check_id(u.id, path, rec, "user/id")
+        if u.id in seen:
+            raise DataError(path, rec, "user/id", f"a unique user id; {u.id!r} repeats")
+        seen.add(u.id)
+        sids: set[str] = set()
+        for field, scenes in (("sessions", ud.sessions), ("final_probes", ud.final_probes), ("pre_probes", ud.pre_probes)):
+            for j, sc in enumerate(scenes):
+                check_id(sc.sid, path, rec, f"{field}/{j}/sid")
+                if sc.sid in sids:
+                    raise DataError(path, rec, f"{field}/{j}/sid", f"a unique session id; {sc.sid!r} repeats")
+                sids.add(sc.sid)
         for c in CONTEXTS:
             row = u.matrix.get(c)
             if row is None or set(row) != set(tax.ids):

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from longview.harness.roles import Roles
 from longview.harness.scorecard import DatasetInfo, MetricInfo, Scorecard, build_row, row_order
-from longview.harness.suite import Cell, RoleSpec, Suite
+from longview.harness.suite import Cell, ProfileSpec, RoleSpec, Suite
 from longview.kernel.agent import Agent
 from longview.kernel.errors import ConfigError
 
@@ -85,6 +86,11 @@ class PrefsSuite(Suite):
                         "ref:oracle": "oracle", "ref:reader": "file"}
     variants = _all_memories()
     model_variants = ("none", "rag", "file", "oracle")
+    profile = ProfileSpec(
+        label="interaction-preference memory (MemPABench)", metric="psa", variant="file", quick_units=1,
+        quick_options={"trace": False},
+        reading="share of probes where the agent chose how this user wants to be helped, in this context, now",
+        also=["cs", "pet", "brs"])
     datasets = {"builtin": "4 generated users (seed 7)", "PATH": "a dataset JSON written by `longview prefs generate --out`"}
 
     # -- plan --------------------------------------------------------------------------------------
@@ -291,6 +297,31 @@ class PrefsSuite(Suite):
             if roles.model("judge"):
                 add("judge", len(ud.final_probes) * options.repeats, 1500)  # type: ignore[attr-defined]
         return out
+
+    def notes(self, scorecard: Any, components: dict[str, str]) -> list[str]:
+        out = []
+        if components.get("judge", "embedded:checks").startswith("embedded"):
+            out.append("brs is the embedded deterministic checks' score (the paper used a model judge; "
+                       "pass --judge-model for a judged brs with agreement to the checks).")
+        out.append("prs is the deterministic simulated user's rating, not a model's.")
+        return out
+
+    def sample_dataset(self, folder: Path) -> str | None:
+        """One generated user, trimmed to its change sessions and one accumulation session each
+        (all 28 final and 5 pre-event probes kept), as a dataset file."""
+        from longview.suites.prefs.dataset import generate
+
+        ds = generate(7, users=1, name="sample")
+        ud = ds.users[0]
+        keep = {s.sid for s in ud.sessions if s.kind == "change"}
+        for ev in ud.user.changes:
+            first = next(s for s in ud.sessions if (s.context, s.attribute) == (ev.context, ev.attribute))
+            keep.add(first.sid)
+        ud.sessions = [s for s in ud.sessions if s.sid in keep]
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "prefs-sample.json"
+        path.write_text(ds.model_dump_json(indent=1), encoding="utf-8")
+        return str(path)
 
     def commands(self) -> typer.Typer:
         from longview.suites.prefs.commands import app
