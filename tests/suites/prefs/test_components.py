@@ -165,3 +165,16 @@ def test_transcript_and_tables(tmp_path):
         console.print(t)
     out = console.export_text()
     assert "ref:oracle" in out and "Init&Aut" in out
+
+
+def test_report_sections_and_session_outcomes(tmp_path):
+    ctx = make_ctx(tmp_path, "ref:habits", "none")
+    res = asyncio.run(SUITE.run_cell(ctx))
+    sc = SUITE.score([res.model_dump_json()], builtin(), PrefsOptions(), seed=0).to_json_dict()
+    sections = SUITE.report_sections(sc)
+    assert [s.title for s in sections] == ["PSA by dimension and kind", "Context and change"]
+    assert sections[1].rows[0][:2] == ["ref:habits", "none"]
+    outcomes = SUITE.session_outcomes(res.model_dump_json(), builtin())
+    assert len(outcomes) == 33
+    assert sum(o.outcome == "pass" for o in outcomes.values()) == sum(
+        p.selected == p.target for p in res.probes)

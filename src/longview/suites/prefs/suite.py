@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from longview.harness.roles import Roles
 from longview.harness.scorecard import DatasetInfo, MetricInfo, Scorecard, build_row, row_order
-from longview.harness.suite import Cell, ProfileSpec, RoleSpec, Suite
+from longview.harness.suite import Cell, ProfileSpec, RoleSpec, Section, SessionOutcome, Suite
 from longview.kernel.agent import Agent
 from longview.kernel.errors import ConfigError
 
@@ -296,6 +296,41 @@ class PrefsSuite(Suite):
                 add("user", 2 * n_sessions, 300)
             if roles.model("judge"):
                 add("judge", len(ud.final_probes) * options.repeats, 1500)  # type: ignore[attr-defined]
+        return out
+
+    def report_sections(self, scorecard: dict[str, Any]) -> list[Section]:
+        """The paper's views: PSA by dimension and by action/reply kind (Fig. 8, Table 14), and the
+        context/change table (Table 3) with raw carry-over counts."""
+        rows = scorecard.get("rows", [])
+        dims = ["expression_style", "disclosure", "information_flow", "initiative_autonomy"]
+        f = lambda v: None if v is None else round(v, 3)  # noqa: E731
+        by = Section(title="PSA by dimension and kind", note="User-macro PSA per group (final and pre-event probes).",
+                     columns=["agent", "memory", *dims, "reply", "action"],
+                     rows=[[r["agent"], r["variant"],
+                            *[f(r.get("extra", {}).get("by_dimension", {}).get(d, {}).get("psa")) for d in dims],
+                            *[f(r.get("extra", {}).get("by_kind", {}).get(k, {}).get("psa")) for k in ("reply", "action")]]
+                           for r in rows])
+        ctx = Section(title="Context and change", note="CS and carry-over over differing work/personal pairs; PET over changed cells.",
+                      columns=["agent", "memory", "cs", "carry_over", "carry-overs (count)", "pet", "capability failures"],
+                      rows=[[r["agent"], r["variant"], f(r["metrics"].get("cs")), f(r["metrics"].get("carry_over")),
+                             r.get("extra", {}).get("counts", {}).get("carry_overs"), f(r["metrics"].get("pet")),
+                             r.get("extra", {}).get("counts", {}).get("capability_failures")] for r in rows])
+        return [by, ctx]
+
+    def session_outcomes(self, result: str, dataset) -> dict[str, SessionOutcome]:
+        """Each probe: pass when the selection equals the target (capability failures fail)."""
+        import json
+
+        raw = json.loads(result)
+        out = {}
+        for p in raw.get("probes", []):
+            ok = not p["capability_failure"] and p["selected"] == p["target"]
+            sid = p["sid"] if not p.get("repeat") else f"{p['sid']}~r{p['repeat']}"
+            out[sid] = SessionOutcome(
+                outcome="pass" if ok else "fail",
+                labels={"attribute": p["attribute"], "context": p["context"], "probe": p["kind"], "kind": p["attr_kind"]},
+                reason=("capability failure" if p["capability_failure"] else
+                        f"selected {p['selected']}, target {p['target']}; delivered behaviour showed {p['observed']}"))
         return out
 
     def notes(self, scorecard: Any, components: dict[str, str]) -> list[str]:
