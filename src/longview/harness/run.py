@@ -17,9 +17,9 @@ from pydantic import BaseModel, Field, ValidationError
 
 from longview import __version__
 from longview.harness import registry
-from longview.harness.cell import Cell, CellResult, Dataset
 from longview.harness.options import RunConfig
 from longview.harness.roles import AGENT, Roles
+from longview.harness.cell import Cell, CellResult, Dataset
 from longview.harness.suite import Suite
 from longview.kernel.errors import ConfigError, DataError, LongviewError, printable
 from longview.kernel.ids import id_problem
@@ -78,7 +78,7 @@ def agents_of(suite: Suite, cfg: RunConfig) -> list[str]:
     return refs + [m for m in cfg.models if m not in refs]
 
 
-def plan(suite: Suite, cfg: RunConfig, dataset: Dataset) -> list[Cell]:
+def plan(suite: Suite, cfg: RunConfig, dataset: Dataset, options: BaseModel | None = None) -> list[Cell]:
     """The cells of a run: agent x variant x unit x trial."""
     for v in cfg.variants:
         if v not in suite.variants:
@@ -90,9 +90,12 @@ def plan(suite: Suite, cfg: RunConfig, dataset: Dataset) -> list[Cell]:
         units = units[: cfg.units]
     cells: list[Cell] = []
     for agent in agents_of(suite, cfg):
-        variants = cfg.variants or (
+        variants = cfg.variants or (suite.default_variants(agent, options) if options is not None else None) or (
             [suite.reference_agents[agent]] if agent in suite.reference_agents else list(suite.model_variants)
         )
+        for v in variants:
+            if v not in suite.variants:
+                raise ConfigError(f"unknown variant '{v}' for suite '{suite.name}'; expected one of {', '.join(suite.variants)}")
         cells += [Cell(agent=agent, variant=v, unit=u, trial=t) for v in variants for u in units for t in range(cfg.trials)]
     return cells
 
@@ -165,7 +168,7 @@ def prepare(cfg: RunConfig, *, dry_run: bool = False) -> Prepared:
     options = suite_options(suite, cfg.suite_options)
     dataset = load_dataset(suite, cfg.dataset, options)
     check_units(dataset)
-    cells = plan(suite, cfg, dataset)
+    cells = plan(suite, cfg, dataset, options)
     roles = roles_of(suite, cfg)
     if dry_run:
         for m in [*cfg.models, *cfg.role_models.values()]:

@@ -105,6 +105,12 @@ class Suite(ABC):
         """Which implementation plays each role, for the manifest (e.g. router: embedded:keyword-v2)."""
         return {r.name: f"embedded:{r.embedded}" for r in self.roles}
 
+    def default_variants(self, agent: str, options: BaseModel) -> list[str] | None:
+        """Variants an agent runs when no --variant is given; None = ``reference_agents[agent]`` for a
+        reference agent, ``model_variants`` for a model. Lets a suite option choose variants
+        (e.g. prefs' ``-S memory=rag``) or run a reference agent under several."""
+        return None
+
     def sessions(self, cell: Cell, dataset: Dataset, options: BaseModel) -> int:
         """Sessions the cell will run (progress bar; longest cells start first)."""
         return 1

@@ -67,3 +67,12 @@ def test_malformed_pibench_task_exits_with_one_message(tmp_path: Path):
     assert r.exit_code != 0
     assert str(f) in r.output and "tester_task_001" in r.output and "objectives.checklist.0.weight" in r.output
     assert not (tmp_path / "run").exists()
+
+
+def test_no_history_flag_runs_the_ablation_variant():
+    from longview.harness.options import RunConfig
+    from longview.harness.run import prepare
+
+    cells = prepare(RunConfig(suite="intents", agents=["ref:recall"], units=1,
+                              suite_options={"no_history": True}), dry_run=True).cells
+    assert cells and {c.variant for c in cells} == {"no_history"}

@@ -31,6 +31,8 @@ class IntentsOptions(BaseModel):
         default="reference", description="Imported rule scripts: reference (last call of each tool per user turn, "
         "as π-Bench's evaluator) or fixed (the whole tool history at once).")
     sessions: int = Field(default=0, ge=0, description="Run only the first N sessions of each episode (0: all).")
+    no_history: bool = Field(default=False, description="The ablation alone: run the no_history variant (every "
+                             "session starts with an empty memory) instead of each agent's default.")
 
 
 class IntentsSuite(Suite):
@@ -50,6 +52,9 @@ class IntentsSuite(Suite):
     model_variants = ("default",)
     datasets = {"builtin": "5 generated personas x 20 sessions (offline, deterministic judges)",
                 "pibench:PATH": "π-Bench's released data from your own checkout (schema v2); runnable tasks only"}
+
+    def default_variants(self, agent: str, options: BaseModel) -> list[str] | None:
+        return ["no_history"] if getattr(options, "no_history", False) else None
 
     def load_dataset(self, spec: str, options: BaseModel) -> IntentsDataset:
         if spec == "builtin":

@@ -1,0 +1,137 @@
+"""Construction checks (App. C.5, made mechanical): every setting is enactable and observable, the
+matrices are well-formed, the timeline is ordered, and no session text leaks its target."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections import Counter
+
+from pydantic import BaseModel, Field
+
+from longview.suites.prefs.agents import ScriptedPA
+from longview.suites.prefs.checks import brs, observe
+from longview.suites.prefs.dataset import PrefsDataset, UserData, qc_matrix
+from longview.suites.prefs.model import CONTEXTS, taxonomy
+from longview.suites.prefs.simulator import Said, audit
+
+
+class QCReport(BaseModel):
+    problems: list[str] = Field(default_factory=list, description="Every failed check.")
+    enacted: int = Field(default=0, description="(probe scene, setting) pairs realised.")
+    observed_ok: int = Field(default=0, description="... whose delivered behaviour showed that setting.")
+    leaks: int = Field(default=0, description="Session texts that leak a preference.")
+    habit_cells: int = Field(default=0, description="Final-probe cells whose target differs from the habit.")
+    habit_fails: int = Field(default=0, description="... where the enacted habit scores BRS < 5 against the target.")
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def lines(self) -> list[str]:
+        out = [f"QC: {self.observed_ok}/{self.enacted} settings enacted and observed; habits fail "
+               f"{self.habit_fails}/{self.habit_cells} cells where the target differs; {self.leaks} leaking texts"]
+        out += [f"  problem: {p}" for p in self.problems[:20]]
+        out.append("QC passed" if self.ok else f"QC FAILED ({len(self.problems)} problems)")
+        return out
+
+
+class Forced(ScriptedPA):
+    name = "qc:forced"
+
+    def __init__(self, scenes, setting: str) -> None:
+        super().__init__(scenes)
+        self.setting = setting
+
+    def choose(self, attr, obs):
+        return self.setting
+
+
+async def _enact(ud: UserData, report: QCReport) -> None:
+    from longview.memory.simple import NoMemory
+    from longview.suites.prefs.runner import Timeline
+
+    tax = taxonomy()
+    for sc in ud.final_probes:
+        attr = tax.attribute(sc.attribute)
+        for s in attr.setting_ids:
+            tl = Timeline(None, ud, NoMemory(), Forced({sc.sid: sc}, s), trace_sessions=False)
+            world = tl.world.branch()
+            for rec in sc.records:
+                world.add(rec)
+            r, *_ = await tl.session(sc, world, NoMemory(), tl.sim, tl.agent, probe=True)
+            report.enacted += 1
+            seen = observe(attr.id, r, sc.kit)
+            if seen == s:
+                report.observed_ok += 1
+            else:
+                report.problems.append(f"{sc.sid}: setting {s} enacted but observed {seen}")
+            target = ud.user.target(sc.context, attr.id, sc.day)
+            if s == attr.habit and target != s:
+                report.habit_cells += 1
+                if brs(attr.id, target, r, sc.kit) < 5:
+                    report.habit_fails += 1
+                else:
+                    report.problems.append(f"{sc.sid}: the habit {s} passes against target {target}")
+
+
+def run_qc(ds: PrefsDataset) -> QCReport:
+    report = QCReport()
+    tax = taxonomy()
+    for ud in ds.users:
+        u = ud.user
+        report.problems += [f"{u.id}: {p}" for p in qc_matrix(u.matrix)]
+        kinds = Counter((s.context, s.attribute, s.kind) for s in ud.sessions)
+        changed = {(c.context, c.attribute): c for c in u.changes}
+        if len(u.changes) != 5 or len(changed) != 5:
+            report.problems.append(f"{u.id}: expected 5 change events on distinct cells")
+        for c in CONTEXTS:
+            for a in tax.ids:
+                ev = changed.get((c, a))
+                want = 5 if ev else 3
+                if kinds[(c, a, "accumulation")] != want:
+                    report.problems.append(f"{u.id}: {c}/{a} has {kinds[(c, a, 'accumulation')]} accumulation sessions")
+                if ev:
+                    before = [s for s in ud.sessions if (s.context, s.attribute) == (c, a) and s.kind == "accumulation" and s.day < ev.day]
+                    if len(before) != 3:
+                        report.problems.append(f"{u.id}: {c}/{a} needs 3 sessions before its change")
+        days = [s.day for s in ud.sessions]
+        if days != sorted(days):
+            report.problems.append(f"{u.id}: sessions out of date order")
+        said = [Said(sid=s.sid, kind=s.kind, text=s.request, trigger="request") for s in ud.sessions + ud.final_probes + ud.pre_probes]
+        a = audit(said)
+        report.leaks += a["leaks"]
+        report.problems += [f"{u.id}: leak in {x['sid']}: {x['why']}" for x in a["examples"]]
+        asyncio.run(_enact(ud, report)) if not _running_loop() else None
+    return report
+
+
+def _running_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+        return True
+    except RuntimeError:
+        return False
+
+
+def profile_prediction(ds: PrefsDataset) -> tuple[float, float]:
+    """Accuracy of predicting all 28 settings from the profile text alone (a lexical predictor:
+    the setting whose definition and cue words overlap the profile most), and the chance level."""
+    from longview.text import content_words, stem
+
+    tax = taxonomy()
+    hits = total = 0
+    chance = 0.0
+    for ud in ds.users:
+        prof = content_words(ud.user.profile.text())
+        for c in CONTEXTS:
+            for a in tax.attributes:
+                scores = {s.id: len(prof & (content_words(s.definition) | {stem(w) for w in s.cues})) for s in a.settings}
+                guess = max(a.setting_ids, key=lambda sid: (scores[sid], -a.setting_ids.index(sid)))
+                hits += guess == ud.user.matrix[c][a.id]
+                total += 1
+                chance += 1 / len(a.settings)
+    return hits / total, chance / total
+
+
+_ = re

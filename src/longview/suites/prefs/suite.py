@@ -1,0 +1,378 @@
+"""The ``prefs`` suite: MemPABench's interaction-preference memory protocol on the plugin kernel."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from longview.harness.roles import Roles
+from longview.harness.scorecard import DatasetInfo, MetricInfo, Scorecard, build_row, row_order
+from longview.harness.suite import Cell, ProfileSpec, RoleSpec, Section, SessionOutcome, Suite
+from longview.kernel.agent import Agent
+from longview.kernel.errors import ConfigError
+
+if TYPE_CHECKING:
+    import typer
+    from rich.table import Table
+
+    from longview.harness.context import CellContext
+
+MEMORIES = {
+    "none": "no memory: nothing carried across sessions",
+    "oracle": "the target setting and its definition, given at each decision (upper bound)",
+    "file": "a MEMORY.md the agent reads in context (4,000-token head) and edits with tools",
+    "rag": "BM25 (bm25s) over raw messages of earlier sessions, top 10 within 4,000 tokens",
+    "mem0": "Mem0's own API, local Qdrant store, deterministic offline embedding (needs the mem0 extra of longview)",
+    "transcript": "every earlier session's raw transcript (no budget; for comparisons)",
+}
+READER_DEFAULT = ["none", "rag", "file", "oracle"]
+
+
+def _all_memories() -> dict[str, str]:
+    """Built-in memory systems plus any registered under the ``longview.memory`` entry points."""
+    from longview.memory.registry import available
+
+    return {**MEMORIES, **{k: v for k, v in available().items() if k not in MEMORIES}}
+
+
+class PrefsOptions(BaseModel):
+    """Suite options (-S key=value)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    memory: list[str] = Field(
+        default=[],
+        description="Memory systems to run (one row each); empty = each agent's default "
+                    "(ref:reader and models: none, rag, file, oracle).")
+    repeats: int = Field(default=1, ge=1, le=10, description="Probe repeats per checkpoint (the paper used 3).")
+    seed: int = Field(default=7, description="Generator seed of the built-in dataset.")
+    users: int = Field(default=4, ge=1, le=6, description="Users generated for the built-in dataset.")
+    trace: bool = Field(default=True, description="Write a transcript per session.")
+    embedding: str | None = Field(default=None, description="mem0 only: a LangChain embedding 'module:Class'.")
+
+    @field_validator("memory", mode="before")
+    @classmethod
+    def _split(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            return [x.strip() for x in v.split(",") if x.strip()]
+        return v
+
+
+class Components(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    wording: Any = None
+    judge: Any = None
+
+
+USER_SYSTEM = ("You reword what a person says to their assistant. Keep the meaning and every fact; do not add "
+               "requests, permissions, praise or labels for how the assistant should behave. Answer with the "
+               "reworded text only.")
+
+
+class PrefsSuite(Suite):
+    name = "prefs"
+    summary = "MemPABench: interaction-preference memory across work/personal contexts and changes"
+    Options = PrefsOptions
+    roles = (
+        RoleSpec(name="user", description="rewords the simulated user's messages (the deterministic core decides)",
+                 embedded="verbatim"),
+        RoleSpec(name="judge", description="scores BRS from the delivered replies and trajectory",
+                 embedded="checks"),
+    )
+    reference_agents = {"ref:habits": "none", "ref:recency": "none", "ref:contextual": "none",
+                        "ref:oracle": "oracle", "ref:reader": "file"}
+    variants = _all_memories()
+    model_variants = ("none", "rag", "file", "oracle")
+    profile = ProfileSpec(
+        label="interaction-preference memory (MemPABench)", metric="psa", variant="file", quick_units=1,
+        quick_options={"trace": False},
+        reading="share of probes where the agent chose how this user wants to be helped, in this context, now",
+        also=["cs", "pet", "brs"])
+    datasets = {"builtin": "4 generated users (seed 7)", "PATH": "a dataset JSON written by `longview prefs generate --out`"}
+
+    # -- plan --------------------------------------------------------------------------------------
+    def default_variants(self, agent: str, options: BaseModel) -> list[str] | None:
+        mem = list(getattr(options, "memory", []) or [])
+        for m in mem:
+            if m not in self.variants:
+                raise ConfigError(f"--memory {m}: unknown memory system; known: {', '.join(self.variants)}")
+        if "mem0" in mem:
+            import importlib.util
+
+            if importlib.util.find_spec("mem0") is None or importlib.util.find_spec("langchain_core") is None:
+                raise ConfigError("--memory mem0 needs the extra: pip install 'longview[mem0]'")
+        if mem:
+            return mem
+        if agent == "ref:reader":
+            return list(READER_DEFAULT)
+        return None
+
+    def load_dataset(self, spec: str, options: BaseModel):
+        from longview.suites.prefs.dataset import builtin, load_file
+
+        if spec == "builtin":
+            ds = builtin(options.seed) if options.users == 4 else None  # type: ignore[attr-defined]
+            if ds is None:
+                from longview.suites.prefs.dataset import generate
+
+                ds = generate(options.seed, options.users)  # type: ignore[attr-defined]
+            return ds
+        return load_file(spec)
+
+    def reference_agent(self, name: str, dataset, unit: str) -> Agent:
+        from longview.suites.prefs.agents import AGENTS
+
+        ud = dataset.get(unit)
+        scenes = {s.sid: s for s in ud.sessions + ud.final_probes + ud.pre_probes}
+        return AGENTS[name](scenes)
+
+    def components(self, roles: Roles, options: BaseModel) -> Components:
+        from longview.users.base import ModelWording, VerbatimWording
+
+        c = Components(wording=VerbatimWording())
+        if roles.client("user") is not None:
+            c.wording = ModelWording(roles.client("user"), roles.params("user"), USER_SYSTEM)
+        if roles.client("judge") is not None:
+            from longview.suites.prefs.judge import BRSJudge
+
+            c.judge = BRSJudge(roles.client("judge"), roles.params("judge"))
+        return c
+
+    def component_names(self, components: Components) -> dict[str, str]:
+        return {"user": getattr(components.wording, "name", "embedded:verbatim"),
+                "judge": components.judge.name if components.judge is not None else "embedded:checks"}
+
+    def sessions(self, cell: Cell, dataset, options: BaseModel) -> int:
+        ud = dataset.get(cell.unit)
+        return len(ud.sessions) + (len(ud.final_probes) + len(ud.pre_probes)) * options.repeats  # type: ignore[attr-defined]
+
+    async def run_cell(self, ctx: CellContext):
+        from longview.memory.registry import create
+        from longview.suites.prefs.runner import PrefsCellResult, Timeline
+        from longview.suites.prefs.simulator import audit
+
+        opts = ctx.options
+        ud = ctx.dataset.get(ctx.cell.unit)  # type: ignore[attr-defined]
+        memory = create(ctx.cell.variant, embedding=opts.embedding, user_id=ud.user.id)
+        comps = ctx.components or Components()
+        tl = Timeline(ctx, ud, memory, ctx.agent, wording=comps.wording, judge=comps.judge,
+                      trace_sessions=opts.trace, repeats=opts.repeats, max_turns=ctx.max_turns)
+        try:
+            probes = await tl.run()
+        finally:
+            if hasattr(memory, "close"):
+                memory.close()
+        return PrefsCellResult(agent=ctx.cell.agent, memory=ctx.cell.variant, user=ud.user.id, trial=ctx.cell.trial,
+                               probes=probes, sessions=len(ud.sessions), corrections=tl.corrections,
+                               agent_turns=tl.turns, audit=audit(tl.said))
+
+    def score(self, results: list[str], dataset, options: BaseModel, seed: int) -> Scorecard:
+        from longview.suites.prefs.metrics import (
+            NAMES,
+            breakdown,
+            brs_agreement,
+            counts,
+            prs_brs_agreement,
+            unit_metrics,
+        )
+        from longview.suites.prefs.runner import PrefsCellResult
+
+        aborted: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
+        parsed: dict[tuple[str, str], list[PrefsCellResult]] = defaultdict(list)
+        for text in results:
+            import json
+
+            raw = json.loads(text)
+            key = (raw["agent"], raw.get("memory") or raw.get("variant"))
+            if raw.get("status") != "complete":
+                aborted[key][f"{raw.get('user') or raw.get('unit')}#{raw.get('trial', 0)}"] = raw.get("abort_reason") or ""
+                continue
+            r = PrefsCellResult.model_validate(raw)
+            parsed[key].append(r)
+        rows = []
+        judged_any = False
+        for key in sorted(set(parsed) | set(aborted), key=lambda k: row_order(k[0], k[1], list(MEMORIES))):
+            cells = parsed.get(key, [])
+            judged = any(p.brs_judged is not None for c in cells for p in c.probes)
+            judged_any |= judged
+            scored: dict[str, list] = defaultdict(list)
+            for c in cells:
+                scored[c.user].append(unit_metrics(c.probes, judged))
+            row = build_row(key[0], key[1], NAMES, scored, aborted=aborted.get(key), units_in_dataset=len(dataset.unit_ids()),
+                            seed=seed, trials=max([c.trial + 1 for c in cells] or [1]))
+            allp = [p for c in cells for p in c.probes]
+            row.extra = {
+                "by_dimension": _macro([breakdown(c.probes, "dimension", judged) for c in cells]),
+                "by_kind": _macro([breakdown(c.probes, "attr_kind", judged) for c in cells]),
+                "counts": {k: sum(counts(c.probes)[k] for c in cells) for k in ("probes", "capability_failures",
+                                                                                "carry_overs", "differing_pairs")},
+                "brs_embedded": _avg([float(1 if p.capability_failure else p.brs_embedded) for p in allp if p.kind == "final"]),
+                "brs_agreement": brs_agreement(allp),
+                "prs_brs_agreement": prs_brs_agreement(allp),
+                "leakage": {"messages": sum(c.audit.get("messages", 0) for c in cells),
+                            "leaks": sum(c.audit.get("leaks", 0) for c in cells)},
+                "corrections": sum(c.corrections for c in cells),
+                "agent_turns": sum(c.agent_turns for c in cells),
+            }
+            rows.append(row)
+        brs_kind = "judged" if judged_any else "deterministic"
+        return Scorecard(
+            suite=self.name,
+            dataset=DatasetInfo(name=dataset.name, sha256=dataset.sha256, units=len(dataset.unit_ids())),
+            metrics={
+                "psa": MetricInfo(description="share of probes (final + pre-event) whose selected setting equals the target; capability failures count 0", kind="deterministic"),
+                "cs": MetricInfo(description="share of attributes with differing work/personal targets selected correctly in both contexts", kind="deterministic"),
+                "pet": MetricInfo(description="share of changed cells selected correctly both before (pre-event probe) and after the change (final probe)", kind="deterministic"),
+                "carry_over": MetricInfo(description="share of differing work/personal pairs where a context got the other context's target", kind="deterministic", higher_is_better=False),
+                "brs": MetricInfo(description="Behavioral Realization Score 1-5 of final probes (capability failure = 1)", kind=brs_kind,
+                                  by="judge model" if judged_any else "embedded:checks"),
+                "prs": MetricInfo(description="the simulated user's rating 1-5 after each final probe", kind="deterministic", by="embedded:simulated-user"),
+            },
+            rows=rows,
+            extra={"leakage_total": sum(r.extra["leakage"]["leaks"] for r in rows)},
+        )
+
+    def tables(self, scorecard: Scorecard) -> list[Table]:
+        from rich.table import Table
+
+        from longview.harness.tables import rows_table
+
+        t = Table(title="prefs · PSA by dimension and by kind (user-macro); carry-overs, capability failures, leaks")
+        for col in ("Agent", "Variant", "Expr", "Discl", "InfoFlow", "Init&Aut", "reply", "action", "carry", "cap.fail", "leaks"):
+            t.add_column(col, justify="left" if col in ("Agent", "Variant") else "right")
+        dims = ("expression_style", "disclosure", "information_flow", "initiative_autonomy")
+        for r in scorecard.rows:
+            if not r.extra:
+                continue
+            f = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
+            bd, bk, c = r.extra.get("by_dimension", {}), r.extra.get("by_kind", {}), r.extra.get("counts", {})
+            t.add_row(r.agent, r.variant, *[f(bd.get(d, {}).get("psa")) for d in dims],
+                      f(bk.get("reply", {}).get("psa")), f(bk.get("action", {}).get("psa")),
+                      str(c.get("carry_overs", 0)), str(c.get("capability_failures", 0)),
+                      str(r.extra.get("leakage", {}).get("leaks", 0)))
+        return [rows_table(scorecard), t]
+
+    def transcript(self, events: list) -> list[str]:
+        """The generic view, with each delivery shown as the text the user saw."""
+        from longview.harness.transcript import trace_lines
+        from longview.suites.prefs.wrapper import Segment, render_text
+
+        shown = []
+        for e in events:
+            if e.type == "delivery":
+                text = "(notice withheld by the selected setting)" if e.data.get("suppressed") else \
+                    render_text([Segment.model_validate(x) for x in e.data.get("segments", [])])
+                e = e.model_copy(update={"data": {"to_user": text}})
+            shown.append(e)
+        return trace_lines(shown)
+
+    def prompts(self) -> dict[str, str]:
+        import hashlib
+
+        from longview.suites.prefs.judge import JUDGE_SYSTEM
+        from longview.suites.prefs.runner import SYSTEM
+
+        return {name: hashlib.sha256(text.encode()).hexdigest()
+                for name, text in (("agent_system", SYSTEM), ("judge_system", JUDGE_SYSTEM), ("user_system", USER_SYSTEM))}
+
+    def estimate(self, cells: list[Cell], dataset, roles: Roles, options: BaseModel) -> dict[str, tuple[int, int]]:
+        """--dry-run: ~3 agent calls per session (~2,500 input tokens + memory), 2 user rewordings
+        per session, one judge call per final probe."""
+        out: dict[str, tuple[int, int]] = {}
+
+        def add(role: str, n: int, tok: int) -> None:
+            c, t = out.get(role, (0, 0))
+            out[role] = (c + n, t + n * tok)
+
+        for c in cells:
+            ud = dataset.get(c.unit)
+            n_sessions = len(ud.sessions) + (len(ud.final_probes) + len(ud.pre_probes)) * options.repeats  # type: ignore[attr-defined]
+            if not c.agent.startswith("ref:"):
+                add("agent", 3 * n_sessions, 2500 + (4000 if c.variant in ("file", "rag", "mem0") else 0))
+            if roles.model("user"):
+                add("user", 2 * n_sessions, 300)
+            if roles.model("judge"):
+                add("judge", len(ud.final_probes) * options.repeats, 1500)  # type: ignore[attr-defined]
+        return out
+
+    def report_sections(self, scorecard: dict[str, Any]) -> list[Section]:
+        """The paper's views: PSA by dimension and by action/reply kind (Fig. 8, Table 14), and the
+        context/change table (Table 3) with raw carry-over counts."""
+        rows = scorecard.get("rows", [])
+        dims = ["expression_style", "disclosure", "information_flow", "initiative_autonomy"]
+        f = lambda v: None if v is None else round(v, 3)  # noqa: E731
+        by = Section(title="PSA by dimension and kind", note="User-macro PSA per group (final and pre-event probes).",
+                     columns=["agent", "memory", *dims, "reply", "action"],
+                     rows=[[r["agent"], r["variant"],
+                            *[f(r.get("extra", {}).get("by_dimension", {}).get(d, {}).get("psa")) for d in dims],
+                            *[f(r.get("extra", {}).get("by_kind", {}).get(k, {}).get("psa")) for k in ("reply", "action")]]
+                           for r in rows])
+        ctx = Section(title="Context and change", note="CS and carry-over over differing work/personal pairs; PET over changed cells.",
+                      columns=["agent", "memory", "cs", "carry_over", "carry-overs (count)", "pet", "capability failures"],
+                      rows=[[r["agent"], r["variant"], f(r["metrics"].get("cs")), f(r["metrics"].get("carry_over")),
+                             r.get("extra", {}).get("counts", {}).get("carry_overs"), f(r["metrics"].get("pet")),
+                             r.get("extra", {}).get("counts", {}).get("capability_failures")] for r in rows])
+        return [by, ctx]
+
+    def session_outcomes(self, result: str, dataset) -> dict[str, SessionOutcome]:
+        """Each probe: pass when the selection equals the target (capability failures fail)."""
+        import json
+
+        raw = json.loads(result)
+        out = {}
+        for p in raw.get("probes", []):
+            ok = not p["capability_failure"] and p["selected"] == p["target"]
+            sid = p["sid"] if not p.get("repeat") else f"{p['sid']}~r{p['repeat']}"
+            out[sid] = SessionOutcome(
+                outcome="pass" if ok else "fail",
+                labels={"attribute": p["attribute"], "context": p["context"], "probe": p["kind"], "kind": p["attr_kind"]},
+                reason=("capability failure" if p["capability_failure"] else
+                        f"selected {p['selected']}, target {p['target']}; delivered behaviour showed {p['observed']}"))
+        return out
+
+    def notes(self, scorecard: Any, components: dict[str, str]) -> list[str]:
+        out = []
+        if components.get("judge", "embedded:checks").startswith("embedded"):
+            out.append("brs is the embedded deterministic checks' score (the paper used a model judge; "
+                       "pass --judge-model for a judged brs with agreement to the checks).")
+        out.append("prs is the deterministic simulated user's rating, not a model's.")
+        return out
+
+    def sample_dataset(self, folder: Path) -> str | None:
+        """One generated user, trimmed to its change sessions and one accumulation session each
+        (all 28 final and 5 pre-event probes kept), as a dataset file."""
+        from longview.suites.prefs.dataset import generate
+
+        ds = generate(7, users=1, name="sample")
+        ud = ds.users[0]
+        keep = {s.sid for s in ud.sessions if s.kind == "change"}
+        for ev in ud.user.changes:
+            first = next(s for s in ud.sessions if (s.context, s.attribute) == (ev.context, ev.attribute))
+            keep.add(first.sid)
+        ud.sessions = [s for s in ud.sessions if s.sid in keep]
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "prefs-sample.json"
+        path.write_text(ds.model_dump_json(indent=1), encoding="utf-8")
+        return str(path)
+
+    def commands(self) -> typer.Typer:
+        from longview.suites.prefs.commands import app
+
+        return app
+
+
+def _avg(xs: list[float]) -> float | None:
+    return sum(xs) / len(xs) if xs else None
+
+
+def _macro(per_unit: list[dict[str, dict[str, float | None]]]) -> dict[str, dict[str, float | None]]:
+    out: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for d in per_unit:
+        for g, ms in d.items():
+            for k, v in ms.items():
+                if v is not None:
+                    out[g][k].append(v)
+    return {g: {k: _avg(v) for k, v in ms.items()} for g, ms in out.items()}
