@@ -73,11 +73,24 @@ def get_key(env_var: str) -> str | None:
     return value or None
 
 
+_scan: tuple[dict, dict, list[str]] | None = None  # (environment snapshot, .env values, result)
+
+
 def _secret_values() -> list[str]:
+    # redact() runs on every trace line: decoding and scanning the whole environment each time
+    # cost a quarter of a run. A snapshot compare (C-level, on the raw environment) is enough to
+    # know whether the previous scan still holds.
+    global _scan
+    raw = getattr(os.environ, "_data", None)
+    snapshot = dict(raw if raw is not None else os.environ)
+    if _scan is not None and _scan[0] == snapshot and _scan[1] == _dotenv_values:
+        return _scan[2]
     values = {v for k, v in os.environ.items() if k.upper().endswith(SECRET_SUFFIXES)}
     values.update(_dotenv_values.values())
     # Longest first so a key that contains another key is masked whole.
-    return sorted((v for v in values if len(v) >= _MIN_SECRET_LEN), key=len, reverse=True)
+    result = sorted((v for v in values if len(v) >= _MIN_SECRET_LEN), key=len, reverse=True)
+    _scan = (snapshot, dict(_dotenv_values), result)
+    return result
 
 
 def redact(text: str) -> str:
@@ -88,3 +101,4 @@ def redact(text: str) -> str:
         if value in text:
             text = text.replace(value, MASK)
     return text
+
