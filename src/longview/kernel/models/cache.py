@@ -52,7 +52,7 @@ class ResponseCache:
             "system": system,
             "messages": [m.model_dump(mode="json") for m in messages],
             "tools": tools,
-            "params": params.model_dump(mode="json"),
+            "params": params.answer_fields(),
             "trial": trial,
         }
         return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()

@@ -8,8 +8,10 @@ are shared with the LiteLLM backend, which returns the same response shape.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import weakref
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -18,11 +20,83 @@ from longview.kernel.agent import AssistantTurn, Message, ToolCall, Usage
 from longview.kernel.errors import ConfigError
 
 from .client import GenParams, ProviderError, ProviderSpec
+from .prompt_cache import mark_cache_control, needs_cache_control
 from .retry import parse_retry_after
 from .secrets import get_key
 
 RAW_ARGUMENTS = "__raw__"
 DEFAULT_TIMEOUT = httpx.Timeout(600.0, connect=15.0)  # long generations are normal; dead hosts not
+
+
+# ---- one HTTP connection pool per endpoint and event loop, shared by every client of a run ----
+#
+# Every client of the same endpoint (all cells, all roles) shares one httpx.AsyncClient on a given
+# event loop: one TLS handshake per connection instead of per cell, and one place that bounds the
+# requests in flight to a provider. A client must not outlive its loop, and tests (or the CLI) may
+# run several loops in one process, hence the loop in the key. Call aclose_all() (or use
+# ``async with http_pool():``) when a run ends; the timeout is set per request, not per pool.
+
+DEFAULT_MAX_CONNECTIONS = 512  # per endpoint; above any sensible --max-concurrency of one run
+_limits: dict[str | None, int] = {}  # api_base (None = every endpoint) -> max connections
+_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, httpx.AsyncClient]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def set_connection_limit(max_connections: int | None, api_base: str | None = None) -> None:
+    """Bound the connections (so the requests in flight) to one endpoint, or to every endpoint
+    when ``api_base`` is None; ``None`` restores the default. Applies to pools opened afterwards."""
+    if max_connections is not None and max_connections < 1:
+        raise ConfigError(f"connection limit must be at least 1, got {max_connections}")
+    key = api_base.rstrip("/") if api_base else None
+    if max_connections is None:
+        _limits.pop(key, None)
+    else:
+        _limits[key] = max_connections
+
+
+def connection_limit(api_base: str) -> int:
+    """The connection limit that applies to ``api_base``."""
+    return _limits.get(api_base.rstrip("/"), _limits.get(None, DEFAULT_MAX_CONNECTIONS))
+
+
+def shared_http_client(api_base: str) -> httpx.AsyncClient:
+    """The pooled HTTP client of ``api_base`` on the running event loop (created on first use)."""
+    loop = asyncio.get_running_loop()
+    pools = _pools.get(loop)
+    if pools is None:
+        pools = _pools[loop] = {}
+    base = api_base.rstrip("/")
+    client = pools.get(base)
+    if client is None or client.is_closed:
+        n = connection_limit(base)
+        client = pools[base] = httpx.AsyncClient(
+            timeout=DEFAULT_TIMEOUT,
+            limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
+        )
+    return client
+
+
+def open_pools() -> dict[str, int]:
+    """Endpoints with an open pooled client on the running loop -> their connection limit."""
+    pools = _pools.get(asyncio.get_running_loop(), {})
+    return {base: connection_limit(base) for base, c in pools.items() if not c.is_closed}
+
+
+async def aclose_all() -> None:
+    """Close every pooled HTTP client of the running loop (call once when a run ends)."""
+    pools = _pools.pop(asyncio.get_running_loop(), {})
+    for client in pools.values():
+        await client.aclose()
+
+
+@contextlib.asynccontextmanager
+async def http_pool() -> AsyncIterator[None]:
+    """``async with http_pool(): ...`` closes the run's pooled HTTP clients on the way out."""
+    try:
+        yield
+    finally:
+        await aclose_all()
 
 
 def to_openai_messages(system: str | None, messages: list[Message]) -> list[dict[str, Any]]:
@@ -211,11 +285,6 @@ class OpenAICompatClient:
         self.api_base = base.rstrip("/")
         self._key = key
         self._timeout = timeout
-        # One pooled httpx client per event loop: a client must not outlive the loop it
-        # was created on, and tests (or the CLI) may run several loops in one process.
-        self._http: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
-            weakref.WeakKeyDictionary()
-        )
         self._echo = echoes_reasoning(model)
         self._reasoning: dict[str, str] = {}
 
@@ -223,15 +292,12 @@ class OpenAICompatClient:
         return f"OpenAICompatClient({self.model!r}, api_base={self.api_base!r})"
 
     def _client(self) -> httpx.AsyncClient:
-        loop = asyncio.get_running_loop()
-        client = self._http.get(loop)
-        if client is None or client.is_closed:
-            client = self._http[loop] = httpx.AsyncClient(timeout=self._timeout)
-        return client
+        return shared_http_client(self.api_base)
 
     async def aclose(self) -> None:
-        """Close the HTTP client of the running loop."""
-        client = self._http.pop(asyncio.get_running_loop(), None)
+        """Close the shared HTTP client of this client's endpoint on the running loop (every client
+        of the endpoint reopens it on its next call); a run calls :func:`aclose_all` instead."""
+        client = _pools.get(asyncio.get_running_loop(), {}).pop(self.api_base, None)
         if client is not None:
             await client.aclose()
 
@@ -251,6 +317,12 @@ class OpenAICompatClient:
                 theirs["reasoning_content"] = self._reasoning.get(_turn_key(ours.content, ours.tool_calls), "")
         if tools:
             body["tools"] = to_openai_tools(tools)
+        if params.cache_prompt and needs_cache_control(self.name):  # e.g. openrouter/anthropic/...
+            body["messages"], body["tools"] = mark_cache_control(body["messages"], body.get("tools", []))
+            if not body["tools"]:
+                del body["tools"]
+        if params.prompt_cache_key is not None and self.spec.prompt_cache_key:
+            body["prompt_cache_key"] = params.prompt_cache_key
         if params.temperature is not None:
             body["temperature"] = params.temperature
         if params.max_tokens is not None:
@@ -273,7 +345,7 @@ class OpenAICompatClient:
         headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
         body = self.request_body(system, messages, tools, params)
         try:
-            resp = await self._client().post(url, json=body, headers=headers)
+            resp = await self._client().post(url, json=body, headers=headers, timeout=self._timeout)
         except httpx.TimeoutException as err:
             raise ProviderError(f"timeout ({type(err).__name__}) calling {url}") from None
         except httpx.UnsupportedProtocol:
