@@ -30,17 +30,21 @@ DEFAULT_TIMEOUT = httpx.Timeout(600.0, connect=15.0)  # long generations are nor
 
 # ---- one HTTP connection pool per endpoint and event loop, shared by every client of a run ----
 #
-# Every client of the same endpoint (all cells, all roles) shares one httpx.AsyncClient on a given
-# event loop: one TLS handshake per connection instead of per cell, and one place that bounds the
-# requests in flight to a provider. A client must not outlive its loop, and tests (or the CLI) may
-# run several loops in one process, hence the loop in the key. Call aclose_all() (or use
-# ``async with http_pool():``) when a run ends; the timeout is set per request, not per pool.
+# Every client of the same endpoint (all cells, all roles) shares one EndpointPool on a given event
+# loop: connections are reused across cells (one TLS handshake per connection, not per cell), and
+# the pool bounds the requests in flight to the endpoint. A client must not outlive its loop, and
+# tests (or the CLI) may run several loops in one process, hence the loop in the key. Call
+# aclose_all() (or use ``async with http_pool():``) when a run ends.
+#
+# httpcore scans every connection of a pool (with a readability poll for each idle one) whenever
+# it assigns a request, so one pool of N connections costs O(N) per request: at 256 connections
+# that was ~20 ms of CPU per call. An EndpointPool therefore spreads its connections over httpx
+# clients ("shards") of SHARD_CONNECTIONS each, filled lowest first, which keeps that cost small
+# and constant while the endpoint-wide limit is a semaphore.
 
 DEFAULT_MAX_CONNECTIONS = 512  # per endpoint; above any sensible --max-concurrency of one run
+SHARD_CONNECTIONS = 16
 _limits: dict[str | None, int] = {}  # api_base (None = every endpoint) -> max connections
-_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, httpx.AsyncClient]] = (
-    weakref.WeakKeyDictionary()
-)
 
 
 def set_connection_limit(max_connections: int | None, api_base: str | None = None) -> None:
@@ -60,39 +64,84 @@ def connection_limit(api_base: str) -> int:
     return _limits.get(api_base.rstrip("/"), _limits.get(None, DEFAULT_MAX_CONNECTIONS))
 
 
-def shared_http_client(api_base: str) -> httpx.AsyncClient:
-    """The pooled HTTP client of ``api_base`` on the running event loop (created on first use)."""
+class EndpointPool:
+    """The connections of one endpoint on one event loop, at most ``limit`` requests in flight."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._slots = asyncio.Semaphore(limit)
+        self._shards: list[httpx.AsyncClient] = []
+        self._busy: list[int] = []
+        self._ssl = httpx.create_ssl_context()  # one per pool: building one costs ~10 ms of CPU
+        self.closed = False
+
+    @property
+    def in_flight(self) -> int:
+        return sum(self._busy)
+
+    @contextlib.asynccontextmanager
+    async def client(self) -> AsyncIterator[httpx.AsyncClient]:
+        """An httpx client with a free connection slot, held for one request."""
+        async with self._slots:
+            i = self._pick()
+            self._busy[i] += 1
+            try:
+                yield self._shards[i]
+            finally:
+                self._busy[i] -= 1
+
+    def _pick(self) -> int:
+        for i, busy in enumerate(self._busy):
+            if busy < SHARD_CONNECTIONS:
+                return i
+        n = min(SHARD_CONNECTIONS, self.limit)
+        self._shards.append(httpx.AsyncClient(
+            timeout=DEFAULT_TIMEOUT, verify=self._ssl,
+            limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
+        ))
+        self._busy.append(0)
+        return len(self._shards) - 1
+
+    async def aclose(self) -> None:
+        self.closed = True
+        for shard in self._shards:
+            await shard.aclose()
+
+
+_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, EndpointPool]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def endpoint_pool(api_base: str) -> EndpointPool:
+    """The pool of ``api_base`` on the running event loop (opened on first use)."""
     loop = asyncio.get_running_loop()
     pools = _pools.get(loop)
     if pools is None:
         pools = _pools[loop] = {}
     base = api_base.rstrip("/")
-    client = pools.get(base)
-    if client is None or client.is_closed:
-        n = connection_limit(base)
-        client = pools[base] = httpx.AsyncClient(
-            timeout=DEFAULT_TIMEOUT,
-            limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
-        )
-    return client
+    pool = pools.get(base)
+    if pool is None or pool.closed:
+        pool = pools[base] = EndpointPool(connection_limit(base))
+    return pool
 
 
 def open_pools() -> dict[str, int]:
-    """Endpoints with an open pooled client on the running loop -> their connection limit."""
+    """Endpoints with an open pool on the running loop -> their connection limit."""
     pools = _pools.get(asyncio.get_running_loop(), {})
-    return {base: connection_limit(base) for base, c in pools.items() if not c.is_closed}
+    return {base: p.limit for base, p in pools.items() if not p.closed}
 
 
 async def aclose_all() -> None:
-    """Close every pooled HTTP client of the running loop (call once when a run ends)."""
+    """Close every pooled connection of the running loop (call once when a run ends)."""
     pools = _pools.pop(asyncio.get_running_loop(), {})
-    for client in pools.values():
-        await client.aclose()
+    for pool in pools.values():
+        await pool.aclose()
 
 
 @contextlib.asynccontextmanager
 async def http_pool() -> AsyncIterator[None]:
-    """``async with http_pool(): ...`` closes the run's pooled HTTP clients on the way out."""
+    """``async with http_pool(): ...`` closes the run's pooled connections on the way out."""
     try:
         yield
     finally:
@@ -291,15 +340,12 @@ class OpenAICompatClient:
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAICompatClient({self.model!r}, api_base={self.api_base!r})"
 
-    def _client(self) -> httpx.AsyncClient:
-        return shared_http_client(self.api_base)
-
     async def aclose(self) -> None:
-        """Close the shared HTTP client of this client's endpoint on the running loop (every client
-        of the endpoint reopens it on its next call); a run calls :func:`aclose_all` instead."""
-        client = _pools.get(asyncio.get_running_loop(), {}).pop(self.api_base, None)
-        if client is not None:
-            await client.aclose()
+        """Close the shared pool of this client's endpoint on the running loop (every client of
+        the endpoint reopens one on its next call); a run calls :func:`aclose_all` instead."""
+        pool = _pools.get(asyncio.get_running_loop(), {}).pop(self.api_base, None)
+        if pool is not None:
+            await pool.aclose()
 
     def request_body(
         self, system: str | None, messages: list[Message], tools: list[dict], params: GenParams
@@ -345,7 +391,8 @@ class OpenAICompatClient:
         headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
         body = self.request_body(system, messages, tools, params)
         try:
-            resp = await self._client().post(url, json=body, headers=headers, timeout=self._timeout)
+            async with endpoint_pool(self.api_base).client() as http:
+                resp = await http.post(url, json=body, headers=headers, timeout=self._timeout)
         except httpx.TimeoutException as err:
             raise ProviderError(f"timeout ({type(err).__name__}) calling {url}") from None
         except httpx.UnsupportedProtocol:
