@@ -340,6 +340,11 @@ class OpenAICompatClient:
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAICompatClient({self.model!r}, api_base={self.api_base!r})"
 
+    def _client(self) -> contextlib.AbstractAsyncContextManager[httpx.AsyncClient]:
+        """An HTTP client for one request: a slot of the endpoint's shared pool (tests may swap in
+        anything used as ``async with ... as http``, e.g. an httpx.AsyncClient on a MockTransport)."""
+        return endpoint_pool(self.api_base).client()
+
     async def aclose(self) -> None:
         """Close the shared pool of this client's endpoint on the running loop (every client of
         the endpoint reopens one on its next call); a run calls :func:`aclose_all` instead."""
@@ -391,7 +396,7 @@ class OpenAICompatClient:
         headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
         body = self.request_body(system, messages, tools, params)
         try:
-            async with endpoint_pool(self.api_base).client() as http:
+            async with self._client() as http:
                 resp = await http.post(url, json=body, headers=headers, timeout=self._timeout)
         except httpx.TimeoutException as err:
             raise ProviderError(f"timeout ({type(err).__name__}) calling {url}") from None
