@@ -15,15 +15,16 @@ import tempfile
 import time
 from pathlib import Path
 
+from longview.harness.options import RunConfig
+from longview.harness.run import run
 from longview.kernel.trace import iter_trace
-from longview.suites.atr import suite as atr
 
 
 def one(personas: int | None, concurrency: int, where: str | None) -> dict:
     with tempfile.TemporaryDirectory(dir=where) as tmp:
-        opts = atr.RunOptions(out=Path(tmp) / "run", personas=personas, max_concurrency=concurrency, force=True)
+        cfg = RunConfig(suite="atr", out=Path(tmp) / "run", units=personas, max_concurrency=concurrency, force=True)
         t0, c0 = time.perf_counter(), time.process_time()
-        store, sc = atr.run(opts)
+        store, sc = run(cfg)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         sessions = turns = 0
         for f in (store.root / "cells").glob("*/*.jsonl"):

@@ -103,3 +103,14 @@ def test_caching_options_do_not_change_the_response_cache_key():
     assert GenParams(temperature=0.0).answer_fields() == {
         "temperature": 0.0, "max_tokens": None, "reasoning_effort": None, "extra": {},
     }
+
+
+def test_cell_cache_key_is_stable_per_cell_and_never_overrides_the_user():
+    from longview.kernel.models.prompt_cache import with_cache_key
+
+    a = with_cache_key(GenParams(temperature=0.2), "atr", "openai/gpt-5", "atr", "hana_sato")
+    b = with_cache_key(GenParams(temperature=0.2), "atr", "openai/gpt-5", "atr", "hana_sato")
+    c = with_cache_key(GenParams(temperature=0.2), "atr", "openai/gpt-5", "atr", "jun_park")
+    assert a.prompt_cache_key == b.prompt_cache_key != c.prompt_cache_key
+    assert a.prompt_cache_key.startswith("lv-") and a.temperature == 0.2
+    assert with_cache_key(GenParams(prompt_cache_key="mine"), "x").prompt_cache_key == "mine"

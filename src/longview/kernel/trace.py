@@ -54,10 +54,7 @@ class TraceWriter:
     def emit(self, type: str, turn: int | None = None, clock: str | None = None, **data: Any) -> TraceEvent:
         if clock is None and self.clock is not None:
             clock = self.clock()
-        # Built without re-validation: the fields come from this writer and its callers' keywords.
-        ev = TraceEvent.model_construct(
-            seq=len(self.events), session_id=self.session_id, turn=turn, type=type, data=data, clock=clock
-        )
+        ev = TraceEvent(seq=len(self.events), session_id=self.session_id, turn=turn, type=type, data=data, clock=clock)
         self.events.append(ev)
         if self._fh is not None:
             self._fh.write(self._redact(ev.model_dump_json()) + "\n")

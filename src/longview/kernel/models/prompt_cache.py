@@ -13,7 +13,11 @@ Neither changes an answer, so neither is part of the response-cache key.
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .client import GenParams
 
 EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
 
@@ -59,3 +63,12 @@ def mark_cache_control(
     for i in marks:
         out[i] = {**out[i], "content": _marked_content(out[i].get("content"))}
     return out, out_tools
+
+
+def with_cache_key(params: "GenParams", *parts: str) -> "GenParams":
+    """``params`` with a ``prompt_cache_key`` derived from ``parts`` (e.g. suite, agent, variant,
+    unit: the calls of one cell), unless the user set one."""
+    if params.prompt_cache_key is not None:
+        return params
+    key = "lv-" + hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest()[:24]
+    return params.model_copy(update={"prompt_cache_key": key})
