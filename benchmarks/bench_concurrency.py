@@ -11,12 +11,16 @@ perfect), the peak number of requests in flight seen by the server, and the harn
 Then, against a zero-latency server, the highest request rate sustained (client and server share
 the machine's cores) and the CPU per call at that rate.
 
-With --cli, the same levels are also run through the real CLI
-(``longview run atr --model hosted_vllm/loopback --api-base URL --max-concurrency N``), reporting
-model calls, efficiency, peak in flight and CPU per call of the whole run process.
+With --cli, the same levels are also run through the real CLI: ``longview run atr --model
+hosted_vllm/loopback --api-base URL --max-concurrency N --variant oracle_target --trials T``.
+oracle_target has no learning phase, so every test session of every cell may run at once; T is
+chosen so there are about ``--rounds`` x N sessions, enough to keep N slots busy (the scripted
+agent takes two turns per test session: a domain tool, then finish_session). Reports model calls,
+efficiency, peak in flight and CPU per call of the whole run process.
 
 Run: python benchmarks/bench_concurrency.py [--latency 1] [--levels 1,16,64,256] [--rounds 4]
      [--rate-calls 4000] [--cli] [--json out.json]
+A model run's harness CPU per call: --latency 0 --cli (includes the CLI's start-up).
 """
 
 from __future__ import annotations
@@ -147,14 +151,17 @@ def rate(server: Server, concurrency: int, calls: int) -> dict:
     }
 
 
-def cli_level(server: Server, concurrency: int, personas: int | None) -> dict:
+ATR_TEST_SESSIONS = 299  # test sessions of the built-in cohort (20 personas)
+
+
+def cli_level(server: Server, concurrency: int, rounds: int) -> dict:
     """One `longview run atr` against the server; CPU of the run process from rusage."""
     server.reset()
+    trials = max(1, -(-rounds * concurrency // ATR_TEST_SESSIONS))
     with tempfile.TemporaryDirectory() as tmp:
         cmd = ["longview", "run", "atr", "--model", "hosted_vllm/loopback", "--api-base", server.url,
+               "--variant", "oracle_target", "--trials", str(trials),
                "--max-concurrency", str(concurrency), "--no-cache", "--out", f"{tmp}/run", "--force"]
-        if personas:
-            cmd += ["--personas", str(personas)]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -165,6 +172,7 @@ def cli_level(server: Server, concurrency: int, personas: int | None) -> dict:
     calls = st["requests"]
     return {
         "concurrency": concurrency,
+        "trials": trials,
         "exit_code": proc.returncode,
         "calls": calls,
         "wall_s": round(wall, 3),
@@ -191,7 +199,6 @@ def main() -> None:
     ap.add_argument("--rate-levels", default="16,64,256", help="concurrency levels tried for the rate")
     ap.add_argument("--max-connections", type=int, default=None, help="per-endpoint connection limit")
     ap.add_argument("--cli", action="store_true", help="also run `longview run atr --model ...` at each level")
-    ap.add_argument("--cli-personas", type=int, default=None, help="--personas for the CLI runs")
     ap.add_argument("--json", type=Path, default=None, help="write the results here")
     a = ap.parse_args()
     levels = [int(x) for x in a.levels.split(",") if x]
@@ -206,7 +213,7 @@ def main() -> None:
             print(f"  concurrency {n}: done", file=sys.stderr)
         if a.cli:
             for n in levels:
-                result["cli"].append(cli_level(server, n, a.cli_personas))
+                result["cli"].append(cli_level(server, n, a.rounds))
                 print(f"  cli concurrency {n}: done", file=sys.stderr)
     finally:
         server.close()
@@ -225,7 +232,8 @@ def main() -> None:
     if result["cli"]:
         print()
         print(table("longview run atr --model hosted_vllm/loopback", result["cli"],
-                    ["concurrency", "exit_code", "calls", "wall_s", "efficiency", "peak_in_flight", "cpu_ms_per_call"]))
+                    ["concurrency", "trials", "exit_code", "calls", "wall_s", "efficiency", "peak_in_flight",
+                     "cpu_ms_per_call"]))
     if result["rate"]:
         print()
         print(table(f"zero-latency server, {os.cpu_count()} cores shared by client and server", result["rate"],

@@ -77,13 +77,15 @@ def echo_agent(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def tool_then_finish(body: dict[str, Any]) -> dict[str, Any]:
-    """A short scripted session: first turn calls the first offered tool (no arguments); the next
-    calls a tool named ``finish*`` if one is offered, else answers with text."""
+    """A short scripted session: the first turn calls the first offered tool not named
+    ``finish*`` (no arguments); the next calls a ``finish*`` tool if one is offered, else answers
+    with text."""
     tools = [t.get("function", t).get("name", "") for t in body.get("tools") or []]
     turns = sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
-    if tools and turns == 0:
-        return tool_call_message(tools[0], {}, call_id=f"call_{turns}")
     finish = next((t for t in tools if t.startswith("finish")), None)
+    first = next((t for t in tools if t != finish), None)
+    if first and turns == 0:
+        return tool_call_message(first, {}, call_id=f"call_{turns}")
     if finish:
         return tool_call_message(finish, {}, call_id=f"call_{turns}")
     return text_message("done")
