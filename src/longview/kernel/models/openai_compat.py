@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import ssl
 import weakref
 from collections.abc import AsyncIterator
 from typing import Any
@@ -20,6 +21,7 @@ from longview.kernel.agent import AssistantTurn, Message, ToolCall, Usage
 from longview.kernel.errors import ConfigError
 
 from .client import GenParams, ProviderError, ProviderSpec
+from .http import LeanClient, proxied
 from .prompt_cache import mark_cache_control, needs_cache_control
 from .retry import parse_retry_after
 from .secrets import get_key
@@ -36,11 +38,10 @@ DEFAULT_TIMEOUT = httpx.Timeout(600.0, connect=15.0)  # long generations are nor
 # tests (or the CLI) may run several loops in one process, hence the loop in the key. Call
 # aclose_all() (or use ``async with http_pool():``) when a run ends.
 #
-# httpcore scans every connection of a pool (with a readability poll for each idle one) whenever
-# it assigns a request, so one pool of N connections costs O(N) per request: at 256 connections
-# that was ~20 ms of CPU per call. An EndpointPool therefore spreads its connections over httpx
-# clients ("shards") of SHARD_CONNECTIONS each, filled lowest first, which keeps that cost small
-# and constant while the endpoint-wide limit is a semaphore.
+# Requests go over a lean asyncio HTTP/1.1 client (.http.LeanClient: about 1/35 of httpx's CPU per
+# call). Endpoints behind a proxy from the environment use httpx; httpcore scans every connection
+# of a pool (polling each idle one) whenever it assigns a request, so those spread their
+# connections over httpx clients ("shards") of SHARD_CONNECTIONS each, filled lowest first.
 
 DEFAULT_MAX_CONNECTIONS = 512  # per endpoint; above any sensible --max-concurrency of one run
 SHARD_CONNECTIONS = 16
@@ -67,22 +68,27 @@ def connection_limit(api_base: str) -> int:
 class EndpointPool:
     """The connections of one endpoint on one event loop, at most ``limit`` requests in flight."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, api_base: str, limit: int) -> None:
         self.limit = limit
         self._slots = asyncio.Semaphore(limit)
+        self._lean = None if proxied(api_base) else LeanClient(api_base)
         self._shards: list[httpx.AsyncClient] = []
         self._busy: list[int] = []
-        self._ssl = httpx.create_ssl_context()  # one per pool: building one costs ~10 ms of CPU
+        self._ssl: ssl.SSLContext | None = None
         self.closed = False
 
     @property
-    def in_flight(self) -> int:
-        return sum(self._busy)
+    def lean(self) -> bool:
+        """True when requests use the lean client (no proxy in the way)."""
+        return self._lean is not None
 
     @contextlib.asynccontextmanager
-    async def client(self) -> AsyncIterator[httpx.AsyncClient]:
-        """An httpx client with a free connection slot, held for one request."""
+    async def client(self) -> AsyncIterator[Any]:
+        """A client (``post(url, json=, headers=, timeout=)``) with a free slot, for one request."""
         async with self._slots:
+            if self._lean is not None:
+                yield self._lean
+                return
             i = self._pick()
             self._busy[i] += 1
             try:
@@ -95,6 +101,8 @@ class EndpointPool:
             if busy < SHARD_CONNECTIONS:
                 return i
         n = min(SHARD_CONNECTIONS, self.limit)
+        if self._ssl is None:
+            self._ssl = httpx.create_ssl_context()  # one per pool: building one costs ~10 ms of CPU
         self._shards.append(httpx.AsyncClient(
             timeout=DEFAULT_TIMEOUT, verify=self._ssl,
             limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
@@ -104,6 +112,8 @@ class EndpointPool:
 
     async def aclose(self) -> None:
         self.closed = True
+        if self._lean is not None:
+            await self._lean.aclose()
         for shard in self._shards:
             await shard.aclose()
 
@@ -122,7 +132,7 @@ def endpoint_pool(api_base: str) -> EndpointPool:
     base = api_base.rstrip("/")
     pool = pools.get(base)
     if pool is None or pool.closed:
-        pool = pools[base] = EndpointPool(connection_limit(base))
+        pool = pools[base] = EndpointPool(base, connection_limit(base))
     return pool
 
 
@@ -340,7 +350,7 @@ class OpenAICompatClient:
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAICompatClient({self.model!r}, api_base={self.api_base!r})"
 
-    def _client(self) -> contextlib.AbstractAsyncContextManager[httpx.AsyncClient]:
+    def _client(self) -> contextlib.AbstractAsyncContextManager[Any]:
         """An HTTP client for one request: a slot of the endpoint's shared pool (tests may swap in
         anything used as ``async with ... as http``, e.g. an httpx.AsyncClient on a MockTransport)."""
         return endpoint_pool(self.api_base).client()
