@@ -2,7 +2,8 @@
 
 Reports, per repetition and as medians: wall seconds, sessions per second, and harness time per
 agent turn (wall time divided by assistant turns; reference agents are scripted, so this is the
-framework's own cost). Run: python benchmarks/bench_atr_reference.py [--repeat 3] [--personas N]
+framework's own cost), plus the same from process CPU time (user + system), which is the steadier
+number on a shared machine. Run: python benchmarks/bench_atr_reference.py [--repeat 3] [--personas N] [--dir PATH]
 """
 
 from __future__ import annotations
@@ -14,16 +15,17 @@ import tempfile
 import time
 from pathlib import Path
 
+from longview.harness.options import RunConfig
+from longview.harness.run import run
 from longview.kernel.trace import iter_trace
-from longview.suites.atr import suite as atr
 
 
-def one(personas: int | None, concurrency: int) -> dict:
-    with tempfile.TemporaryDirectory() as tmp:
-        opts = atr.RunOptions(out=Path(tmp) / "run", personas=personas, max_concurrency=concurrency, force=True)
-        t0 = time.perf_counter()
-        store, sc = atr.run(opts)
-        wall = time.perf_counter() - t0
+def one(personas: int | None, concurrency: int, where: str | None) -> dict:
+    with tempfile.TemporaryDirectory(dir=where) as tmp:
+        cfg = RunConfig(suite="atr", out=Path(tmp) / "run", units=personas, max_concurrency=concurrency, force=True)
+        t0, c0 = time.perf_counter(), time.process_time()
+        store, sc = run(cfg)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         sessions = turns = 0
         for f in (store.root / "cells").glob("*/*.jsonl"):
             sessions += 1
@@ -34,6 +36,8 @@ def one(personas: int | None, concurrency: int) -> dict:
         "turns": turns,
         "sessions_per_s": sessions / wall,
         "ms_per_turn": 1000 * wall / max(turns, 1),
+        "cpu_s": cpu,
+        "cpu_ms_per_turn": 1000 * cpu / max(turns, 1),
         "tsacc": {f"{r.agent}/{r.variant}": r.metrics.tsacc for r in sc.rows},
     }
 
@@ -43,12 +47,17 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--personas", type=int, default=None)
     ap.add_argument("--max-concurrency", type=int, default=4)
+    ap.add_argument("--dir", default=None,
+                    help="parent of the temporary run folder (default: the system temp dir); file "
+                         "creation cost differs a lot between file systems")
     a = ap.parse_args()
-    runs = [one(a.personas, a.max_concurrency) for _ in range(a.repeat)]
+    runs = [one(a.personas, a.max_concurrency, a.dir) for _ in range(a.repeat)]
     for i, r in enumerate(runs):
         print(f"run {i}: {r['wall_s']:.2f} s, {r['sessions']} sessions, {r['turns']} agent turns, "
-              f"{r['sessions_per_s']:.1f} sessions/s, {r['ms_per_turn']:.2f} ms/turn")
-    med = {k: statistics.median(r[k] for r in runs) for k in ("wall_s", "sessions_per_s", "ms_per_turn")}
+              f"{r['sessions_per_s']:.1f} sessions/s, {r['ms_per_turn']:.2f} ms/turn "
+              f"(CPU {r['cpu_s']:.2f} s, {r['cpu_ms_per_turn']:.2f} ms/turn)")
+    keys = ("wall_s", "sessions_per_s", "ms_per_turn", "cpu_s", "cpu_ms_per_turn")
+    med = {k: statistics.median(r[k] for r in runs) for k in keys}
     print(json.dumps({"median": med, "repeat": a.repeat, "tsacc": runs[-1]["tsacc"]}, indent=2))
 
 

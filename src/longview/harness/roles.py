@@ -131,11 +131,15 @@ class Roles:
         return self._clients[key]
 
     async def aclose(self) -> None:
-        """Close every provider connection pool this run opened."""
+        """Close every provider connection pool this run opened (HTTP pools are shared per endpoint
+        for the whole run, whichever client or component opened them)."""
         for c in self._clients.values():
             close = getattr(getattr(c, "inner", c), "aclose", None)  # Gated passes it on
             if close is not None:
                 await close()
+        from longview.kernel.models import aclose_all
+
+        await aclose_all()
 
     def params(self, role: str) -> GenParams:
         """A role's parameters; suite roles default to temperature 0, the agent to the provider's defaults."""

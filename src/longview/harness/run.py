@@ -24,6 +24,7 @@ from longview.harness.suite import Suite
 from longview.kernel.errors import ConfigError, DataError, LongviewError, printable
 from longview.kernel.ids import id_problem
 from longview.kernel.models.client import split_model
+from longview.kernel.models.prompt_cache import with_cache_key
 from longview.kernel.models.usage import add_summaries
 from longview.kernel.runstore import DatasetInfo, Manifest, RunStore, atomic_write, config_hash
 
@@ -217,7 +218,10 @@ def make_agent(p: Prepared, cell: Cell):
 
     client = p.roles.client(AGENT, cell.agent)
     assert client is not None  # a model string always gives a client
-    return LLMAgent(client, p.roles.params(AGENT), name=cell.agent, trial=p.roles.trial_key(cell.trial))
+    # One provider prompt-cache key per cell: its sessions share a long prompt prefix (never part of
+    # the response-cache key; sent only to providers that take one).
+    params = with_cache_key(p.roles.params(AGENT), p.suite.name, cell.agent, cell.variant, cell.unit)
+    return LLMAgent(client, params, name=cell.agent, trial=p.roles.trial_key(cell.trial))
 
 
 def run(

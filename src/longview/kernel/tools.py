@@ -11,13 +11,15 @@ never an exception for the caller.
 from __future__ import annotations
 
 import inspect
+import json
 import re
 import types
 import typing
 from enum import StrEnum
+from functools import cached_property
 from typing import Annotated, Any, Callable, Literal, get_args, get_origin
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class ToolKind(StrEnum):
@@ -45,6 +47,8 @@ DateTime = Annotated[str, Format("date-time")]
 class ParamSpec(BaseModel):
     """One tool parameter as the agent sees it."""
 
+    model_config = ConfigDict(frozen=True)
+
     name: str = Field(description="Parameter name.")
     type: str = Field(
         description="Ontology type: string, integer, number, boolean, date, datetime, object, "
@@ -55,7 +59,12 @@ class ParamSpec(BaseModel):
 
 
 class ToolSpec(BaseModel):
-    """A tool's public contract: name, description, READ/WRITE tag and parameters."""
+    """A tool's public contract: name, description, READ/WRITE tag and parameters.
+
+    Specs are frozen and shared: :func:`spec_of` derives each tool's spec once per process.
+    """
+
+    model_config = ConfigDict(frozen=True)
 
     name: str = Field(description="Unique tool name.")
     description: str = Field(description="What the tool does, shown to the agent.")
@@ -64,7 +73,15 @@ class ToolSpec(BaseModel):
     parameters: list[ParamSpec] = Field(default_factory=list, description="Parameters in order.")
 
     def json_schema(self) -> dict[str, Any]:
-        """The function-calling schema (OpenAI ``tools`` entry format)."""
+        """The function-calling schema (OpenAI ``tools`` entry format).
+
+        Built once per spec and shared by every session: treat it as read-only (copy it
+        before adding provider-specific fields).
+        """
+        return self._schema
+
+    @cached_property
+    def _schema(self) -> dict[str, Any]:
         props: dict[str, Any] = {}
         for p in self.parameters:
             prop = _json_type(p.type)
@@ -167,8 +184,23 @@ def tool(kind: ToolKind, *, tags: tuple[str, ...] = (), name: str | None = None)
     return wrap
 
 
+_SPEC_CACHE: dict[tuple[Callable, tuple], ToolSpec] = {}
+
+
 def spec_of(fn: Callable) -> ToolSpec:
-    """Derive the :class:`ToolSpec` of a function decorated with :func:`tool`."""
+    """The :class:`ToolSpec` of a function (or bound method) decorated with :func:`tool`.
+
+    Derived from signature and docstring once per function and process, then shared.
+    """
+    func = getattr(fn, "__func__", fn)
+    key = (func, func.__tool_meta__)
+    spec = _SPEC_CACHE.get(key)
+    if spec is None:
+        spec = _SPEC_CACHE[key] = _derive_spec(func)
+    return spec
+
+
+def _derive_spec(fn: Callable) -> ToolSpec:
     kind, tags, name = fn.__tool_meta__  # type: ignore[attr-defined]
     summary, param_docs = _parse_docstring(fn.__doc__ or "")
     hints = typing.get_type_hints(fn, include_extras=True)
@@ -196,8 +228,6 @@ class ToolResult(BaseModel):
 
     def content(self) -> str:
         """The text the agent sees as the tool message."""
-        import json
-
         body = self.output if self.ok else {"error": self.error}
         return json.dumps(body, ensure_ascii=False, sort_keys=True, default=str)
 
@@ -244,18 +274,14 @@ class Toolkit:
     """
 
     def __init__(self, only: list[str] | None = None) -> None:
-        fns = {}
-        for attr in dir(type(self)):
-            fn = getattr(self, attr, None)
-            if callable(fn) and hasattr(fn, "__tool_meta__"):
-                fns[fn.__tool_meta__[2]] = fn
+        table = tool_table(type(self))
         if only is not None:
-            missing = sorted(set(only) - set(fns))
+            missing = sorted(set(only) - set(table))
             if missing:
                 raise KeyError(f"unknown tool(s): {', '.join(missing)}")
-            fns = {n: fns[n] for n in only}
-        self._fns: dict[str, Callable] = fns
-        self._specs: dict[str, ToolSpec] = {n: spec_of(f) for n, f in fns.items()}
+            table = {n: table[n] for n in only}
+        self._attrs: dict[str, str] = {n: attr for n, (attr, _) in table.items()}
+        self._specs: dict[str, ToolSpec] = {n: spec for n, (_, spec) in table.items()}
 
     @property
     def specs(self) -> list[ToolSpec]:
@@ -279,6 +305,23 @@ class Toolkit:
             return ToolResult(ok=False, error=f"Invalid arguments: {problem}")
         try:
             clean = {k: v for k, v in args.items() if v is not None}
-            return ToolResult(ok=True, output=self._fns[name](**clean))
+            return ToolResult(ok=True, output=getattr(self, self._attrs[name])(**clean))
         except ToolError as e:
             return ToolResult(ok=False, error=str(e))
+
+
+_TABLES: dict[type, dict[str, tuple[str, ToolSpec]]] = {}
+
+
+def tool_table(cls: type) -> dict[str, tuple[str, ToolSpec]]:
+    """tool name -> (attribute name, spec) for a toolkit class, in attribute-name order; built once
+    per class (tools are class attributes, so every instance of a class has the same table)."""
+    table = _TABLES.get(cls)
+    if table is None:
+        table = {}
+        for attr in dir(cls):
+            fn = getattr(cls, attr, None)  # a plain function for methods; properties stay unevaluated
+            if callable(fn) and hasattr(fn, "__tool_meta__"):
+                table[fn.__tool_meta__[2]] = (attr, spec_of(fn))
+        _TABLES[cls] = table
+    return table

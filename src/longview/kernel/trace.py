@@ -28,8 +28,15 @@ class TraceEvent(BaseModel):
     clock: str | None = Field(default=None, description="Simulated time (ISO), if the suite keeps one.")
 
 
+# Lines are buffered and reach the disk at the latest on close(). A session's trace only counts
+# once its cell's completion marker is written (after every writer is closed), so a crash mid-cell
+# loses nothing that would have been kept: the unfinished cell is rerun and its traces rewritten.
+_BUFFER = 1 << 16
+
+
 class TraceWriter:
-    """Appends events for one session; flushes each line so a crash loses at most one event."""
+    """Appends events for one session to a buffered JSONL file; call :meth:`close` (or use it as a
+    context manager) when the session ends. ``flush()`` forces the lines written so far to disk."""
 
     def __init__(
         self, path: Path | None, session_id: str, redact: Callable[[str], str] | None = None,
@@ -42,7 +49,7 @@ class TraceWriter:
         self._fh = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = path.open("w", encoding="utf-8")
+            self._fh = path.open("w", encoding="utf-8", buffering=_BUFFER)
 
     def emit(self, type: str, turn: int | None = None, clock: str | None = None, **data: Any) -> TraceEvent:
         if clock is None and self.clock is not None:
@@ -51,13 +58,22 @@ class TraceWriter:
         self.events.append(ev)
         if self._fh is not None:
             self._fh.write(self._redact(ev.model_dump_json()) + "\n")
-            self._fh.flush()
         return ev
+
+    def flush(self) -> None:
+        if self._fh is not None:
+            self._fh.flush()
 
     def close(self) -> None:
         if self._fh is not None:
             self._fh.close()
             self._fh = None
+
+    def __enter__(self) -> "TraceWriter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def read_trace(path: Path) -> list[TraceEvent]:

@@ -173,3 +173,29 @@ def test_shipped_files_are_what_seed_zero_generates(cohort) -> None:
     for ep in cohort[0]:
         shipped = (builtin_path() / f"{ep.persona_id}.json").read_text(encoding="utf-8")
         assert shipped == build.dumps(ep), f"regenerate the builtin cohort ({ep.persona_id} differs)"
+
+
+def test_cohorts_beyond_the_written_personas_are_derived_deterministically() -> None:
+    from longview.suites.atr.generator.personas import derived, personas
+
+    ps = personas(45)
+    assert ps[: len(PERSONAS)] == list(PERSONAS)  # the written twenty (and so the shipped cohort) stay
+    ids = [p.persona_id for p in ps]
+    assert len(set(ids)) == 45 and ps == personas(45)
+    extra = ps[len(PERSONAS)]
+    base = PERSONAS[0]
+    assert extra.first_name == base.first_name and extra.sex == base.sex and extra.traits.keys() == base.traits.keys()
+    assert extra.name != base.name and base.name not in extra.summary
+    # Far generations stay unique too.
+    far = {derived(k).persona_id for k in range(20, 1000)}
+    assert len(far) == 980 and not far & {p.persona_id for p in PERSONAS}
+    with pytest.raises(ValueError):
+        personas(0)
+
+
+def test_a_derived_persona_builds_a_qc_passing_episode() -> None:
+    from longview.suites.atr.generator.personas import derived
+
+    ep, rep = build.build_persona(0, derived(20))
+    assert ep.persona_id == derived(20).persona_id and 11 <= rep.kept <= 19
+    assert len(ep.learning_sessions) == 2 * len(ep.test_sessions)

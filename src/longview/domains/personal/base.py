@@ -17,7 +17,23 @@ from typing import Any, Callable, ClassVar, Iterable
 from pydantic import BaseModel, Field
 
 from longview.kernel.state import WorldState
-from longview.kernel.tools import ToolError, ToolKind, Toolkit, tool
+from longview.kernel.tools import ToolError, ToolKind, Toolkit, tool, tool_table
+
+
+_ATOMS = (str, int, float, bool, type(None))
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of JSON-shaped data (dicts, lists, scalars), several times faster than
+    ``copy.deepcopy``; any other object is handed to ``copy.deepcopy``."""
+    t = type(value)
+    if t is dict:
+        return {k: json_copy(v) for k, v in value.items()}
+    if t is list:
+        return [json_copy(v) for v in value]
+    if t in _ATOMS:
+        return value
+    return copy.deepcopy(value)
 
 
 class Record(BaseModel):
@@ -29,7 +45,7 @@ class Record(BaseModel):
 
     def view(self) -> dict[str, Any]:
         """What a tool shows the agent: id, type and a copy of all attributes."""
-        return {"id": self.id, "type": self.type, "attributes": copy.deepcopy(self.attributes)}
+        return {"id": self.id, "type": self.type, "attributes": json_copy(self.attributes)}
 
 
 class SessionDB(WorldState):
@@ -48,8 +64,11 @@ class SessionDB(WorldState):
     def load(cls, references: Iterable[Any]) -> "SessionDB":
         db = cls()
         for ref in references:
-            raw = ref.model_dump() if isinstance(ref, BaseModel) else dict(ref)
-            rec = Record(id=raw["id"], type=raw["type"], attributes=copy.deepcopy(raw.get("attributes") or {}))
+            if isinstance(ref, BaseModel):  # e.g. a dataset's Reference: read it, no dump needed
+                id_, type_, attrs = ref.id, ref.type, getattr(ref, "attributes", None)  # type: ignore[attr-defined]
+            else:
+                id_, type_, attrs = ref["id"], ref["type"], ref.get("attributes")
+            rec = Record(id=id_, type=type_, attributes=json_copy(attrs or {}))
             db.records[rec.id] = rec
         for rec in db.records.values():
             db.index(rec.attributes)
@@ -230,9 +249,7 @@ class PersonalToolkit(Toolkit):
     @classmethod
     def tool_names(cls) -> list[str]:
         """Every tool the class defines, base tool included, in name order."""
-        return sorted(
-            getattr(cls, a).__tool_meta__[2] for a in dir(cls) if hasattr(getattr(cls, a), "__tool_meta__")
-        )
+        return sorted(tool_table(cls))
 
     # ---- ids ---------------------------------------------------------------------------------
 
@@ -353,7 +370,7 @@ class PersonalToolkit(Toolkit):
 
     def confirmation(self, id_key: str, rec: Record, **extra: Any) -> dict[str, Any]:
         """A write tool's answer: the (new or changed) object's id and its current fields."""
-        return {id_key: rec.id, **copy.deepcopy(rec.attributes), **extra}
+        return {id_key: rec.id, **json_copy(rec.attributes), **extra}
 
     def identity(self, field: str, given: str | None) -> str:
         """An explicit identity value, else a synthetic placeholder derived from the persona."""
@@ -372,8 +389,7 @@ class PersonalToolkit(Toolkit):
             target_tool: Name of the tool you are about to call.
             target_params: The arguments you plan to pass to that tool.
         """
-        domain_tools = set(self.tool_names()) - {"get_user_confirmation"}
-        if target_tool not in domain_tools:
+        if target_tool == "get_user_confirmation" or target_tool not in tool_table(type(self)):
             raise ToolError(f"Unknown target_tool for the {self.DOMAIN} domain: {target_tool}")
         params = dict(target_params or {})
         ok = self.confirmation_policy(target_tool, params) if self.confirmation_policy else True

@@ -4,7 +4,8 @@
 client whose ``complete(system, messages, tools, params, trial)`` yields an
 :class:`~longview.kernel.agent.AssistantTurn`. OpenAI-compatible providers go over httpx;
 others (``anthropic/``, ``gemini/``...) through the optional LiteLLM extra; ``mock/`` replays
-scripts offline.
+scripts offline. HTTP connections are pooled per endpoint for the whole run: close them with
+``await aclose_all()`` (or ``async with http_pool():``) when the run ends.
 """
 
 from .cache import ResponseCache
@@ -39,13 +40,26 @@ __all__ = [
     "RoleUsage",
     "UsageLedger",
     "UsageSummary",
+    "aclose_all",
     "get_key",
     "export_env",
+    "http_pool",
     "load_dotenv",
     "register_secret_env",
     "make_client",
     "make_provider_client",
     "redact",
     "register_script",
+    "set_connection_limit",
     "unregister_script",
 ]
+
+_LAZY = {"aclose_all", "http_pool", "set_connection_limit"}  # the HTTP pool: httpx loads on first use
+
+
+def __getattr__(name: str):  # noqa: ANN202 (module attribute hook)
+    if name in _LAZY:
+        from . import openai_compat
+
+        return getattr(openai_compat, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -54,7 +54,7 @@ class ResponseCache:
             "system": system,
             "messages": [m.model_dump(mode="json") for m in messages],
             "tools": tools,
-            "params": params.model_dump(mode="json"),
+            "params": params.answer_fields(),
             "trial": trial,
         }
         if api_base:

@@ -9,7 +9,7 @@ cache lookup → retried provider call → usage accounting.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -35,6 +35,24 @@ class GenParams(BaseModel):
     extra: dict[str, Any] = Field(
         default_factory=dict, description="Provider-specific fields merged into the request as-is."
     )
+    cache_prompt: bool = Field(
+        default=True,
+        description="Ask providers that cache only at explicit marks (Anthropic models) to cache the "
+        "stable prompt prefix: cache_control breakpoints on the tool block, system prompt and "
+        "conversation tail. Other providers cache prefixes on their own.",
+    )
+    prompt_cache_key: str | None = Field(
+        default=None,
+        description="Routing key for automatic prompt caching where supported (OpenAI's "
+        "prompt_cache_key): calls sharing a prompt prefix, e.g. one cell's sessions, share a key.",
+    )
+
+    # Fields that steer provider-side caching but never the answer: not part of a response-cache key.
+    TRANSPORT_FIELDS: ClassVar[frozenset[str]] = frozenset({"cache_prompt", "prompt_cache_key"})
+
+    def answer_fields(self) -> dict[str, Any]:
+        """The fields that can change a model's answer (JSON mode), for cache keys."""
+        return self.model_dump(mode="json", exclude=set(self.TRANSPORT_FIELDS))
 
 
 class ProviderError(Exception):
@@ -114,6 +132,8 @@ class ProviderSpec:
     def secret_envs(self) -> tuple[str, ...]:
         """Every credential variable of this provider."""
         return ((self.key_env,) if self.key_env else ()) + self.secret_env
+    # Accepts ``prompt_cache_key`` (GenParams.prompt_cache_key) in the request body.
+    prompt_cache_key: bool = False
 
 
 def _compat(prefix: str, base: str | None, key: str | None, **kw: Any) -> ProviderSpec:
@@ -133,6 +153,7 @@ PROVIDERS: dict[str, ProviderSpec] = {
             "OPENAI_API_KEY",
             reasoning_effort=True,
             max_tokens_field="max_completion_tokens",
+            prompt_cache_key=True,
         ),
         _compat(
             "openrouter",

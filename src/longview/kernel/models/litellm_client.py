@@ -17,6 +17,7 @@ from longview.kernel.errors import ConfigError
 
 from .client import GenParams, ProviderError
 from .openai_compat import parse_completion, to_openai_messages, to_openai_tools
+from .prompt_cache import mark_cache_control, needs_cache_control
 from .retry import parse_retry_after
 from .secrets import export_env, secret_env_names
 
@@ -82,6 +83,10 @@ class LiteLLMClient:
         }
         if tools:
             kw["tools"] = to_openai_tools(tools)
+        if params.cache_prompt and needs_cache_control(self.name):  # LiteLLM passes the marks on
+            kw["messages"], kw["tools"] = mark_cache_control(kw["messages"], kw.get("tools", []))
+            if not kw["tools"]:
+                del kw["tools"]
         if self.api_base:
             kw["api_base"] = self.api_base
         if self.timeout:

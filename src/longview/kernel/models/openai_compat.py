@@ -8,8 +8,11 @@ are shared with the LiteLLM backend, which returns the same response shape.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import ssl
 import weakref
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -18,6 +21,8 @@ from longview.kernel.agent import AssistantTurn, Message, ToolCall, Usage
 from longview.kernel.errors import ConfigError
 
 from .client import GenParams, ProviderError, ProviderSpec
+from .http import LeanClient, proxied
+from .prompt_cache import mark_cache_control, needs_cache_control
 from .retry import parse_retry_after
 from .secrets import get_key
 
@@ -30,6 +35,145 @@ def make_timeout(seconds: float) -> httpx.Timeout:
 
 
 DEFAULT_TIMEOUT = make_timeout(30.0)  # a hung server must not hold a cell for ten minutes
+
+
+# ---- one HTTP connection pool per endpoint and event loop, shared by every client of a run ----
+#
+# Every client of the same endpoint (all cells, all roles) shares one EndpointPool on a given event
+# loop: connections are reused across cells (one TLS handshake per connection, not per cell), and
+# the pool bounds the requests in flight to the endpoint. A client must not outlive its loop, and
+# tests (or the CLI) may run several loops in one process, hence the loop in the key. Call
+# aclose_all() (or use ``async with http_pool():``) when a run ends.
+#
+# Requests to plain-http endpoints (a local vLLM, Ollama or test server, where hundreds of calls run
+# at once and the harness's CPU per call matters) go over a lean asyncio HTTP/1.1 client
+# (.http.LeanClient: about 1/35 of httpx's CPU per call). HTTPS providers and endpoints behind a
+# proxy use httpx, a maintained client, since there the network dominates; httpcore scans every connection
+# of a pool (polling each idle one) whenever it assigns a request, so those spread their
+# connections over httpx clients ("shards") of SHARD_CONNECTIONS each, filled lowest first.
+
+def use_lean(api_base: str) -> bool:
+    """The lean client serves plain-http endpoints with no proxy in the way; set
+    LONGVIEW_HTTP_CLIENT=httpx to use httpx everywhere."""
+    import os
+
+    return (api_base.startswith("http://") and not proxied(api_base)
+            and os.environ.get("LONGVIEW_HTTP_CLIENT", "") != "httpx")
+
+
+DEFAULT_MAX_CONNECTIONS = 512  # per endpoint; above any sensible --max-concurrency of one run
+SHARD_CONNECTIONS = 16
+_limits: dict[str | None, int] = {}  # api_base (None = every endpoint) -> max connections
+
+
+def set_connection_limit(max_connections: int | None, api_base: str | None = None) -> None:
+    """Bound the connections (so the requests in flight) to one endpoint, or to every endpoint
+    when ``api_base`` is None; ``None`` restores the default. Applies to pools opened afterwards."""
+    if max_connections is not None and max_connections < 1:
+        raise ConfigError(f"connection limit must be at least 1, got {max_connections}")
+    key = api_base.rstrip("/") if api_base else None
+    if max_connections is None:
+        _limits.pop(key, None)
+    else:
+        _limits[key] = max_connections
+
+
+def connection_limit(api_base: str) -> int:
+    """The connection limit that applies to ``api_base``."""
+    return _limits.get(api_base.rstrip("/"), _limits.get(None, DEFAULT_MAX_CONNECTIONS))
+
+
+class EndpointPool:
+    """The connections of one endpoint on one event loop, at most ``limit`` requests in flight."""
+
+    def __init__(self, api_base: str, limit: int) -> None:
+        self.limit = limit
+        self._slots = asyncio.Semaphore(limit)
+        self._lean = LeanClient(api_base) if use_lean(api_base) else None
+        self._shards: list[httpx.AsyncClient] = []
+        self._busy: list[int] = []
+        self._ssl: ssl.SSLContext | None = None
+        self.closed = False
+
+    @property
+    def lean(self) -> bool:
+        """True when requests use the lean client (no proxy in the way)."""
+        return self._lean is not None
+
+    @contextlib.asynccontextmanager
+    async def client(self) -> AsyncIterator[Any]:
+        """A client (``post(url, json=, headers=, timeout=)``) with a free slot, for one request."""
+        async with self._slots:
+            if self._lean is not None:
+                yield self._lean
+                return
+            i = self._pick()
+            self._busy[i] += 1
+            try:
+                yield self._shards[i]
+            finally:
+                self._busy[i] -= 1
+
+    def _pick(self) -> int:
+        for i, busy in enumerate(self._busy):
+            if busy < SHARD_CONNECTIONS:
+                return i
+        n = min(SHARD_CONNECTIONS, self.limit)
+        if self._ssl is None:
+            self._ssl = httpx.create_ssl_context()  # one per pool: building one costs ~10 ms of CPU
+        self._shards.append(httpx.AsyncClient(
+            timeout=DEFAULT_TIMEOUT, verify=self._ssl,
+            limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
+        ))
+        self._busy.append(0)
+        return len(self._shards) - 1
+
+    async def aclose(self) -> None:
+        self.closed = True
+        if self._lean is not None:
+            await self._lean.aclose()
+        for shard in self._shards:
+            await shard.aclose()
+
+
+_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, EndpointPool]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def endpoint_pool(api_base: str) -> EndpointPool:
+    """The pool of ``api_base`` on the running event loop (opened on first use)."""
+    loop = asyncio.get_running_loop()
+    pools = _pools.get(loop)
+    if pools is None:
+        pools = _pools[loop] = {}
+    base = api_base.rstrip("/")
+    pool = pools.get(base)
+    if pool is None or pool.closed:
+        pool = pools[base] = EndpointPool(base, connection_limit(base))
+    return pool
+
+
+def open_pools() -> dict[str, int]:
+    """Endpoints with an open pool on the running loop -> their connection limit."""
+    pools = _pools.get(asyncio.get_running_loop(), {})
+    return {base: p.limit for base, p in pools.items() if not p.closed}
+
+
+async def aclose_all() -> None:
+    """Close every pooled connection of the running loop (call once when a run ends)."""
+    pools = _pools.pop(asyncio.get_running_loop(), {})
+    for pool in pools.values():
+        await pool.aclose()
+
+
+@contextlib.asynccontextmanager
+async def http_pool() -> AsyncIterator[None]:
+    """``async with http_pool(): ...`` closes the run's pooled connections on the way out."""
+    try:
+        yield
+    finally:
+        await aclose_all()
 
 
 def to_openai_messages(system: str | None, messages: list[Message]) -> list[dict[str, Any]]:
@@ -218,29 +362,23 @@ class OpenAICompatClient:
         self.api_base = base.rstrip("/")
         self._key = key
         self._timeout = timeout
-        # One pooled httpx client per event loop: a client must not outlive the loop it
-        # was created on, and tests (or the CLI) may run several loops in one process.
-        self._http: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
-            weakref.WeakKeyDictionary()
-        )
         self._echo = echoes_reasoning(model)
         self._reasoning: dict[str, str] = {}
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAICompatClient({self.model!r}, api_base={self.api_base!r})"
 
-    def _client(self) -> httpx.AsyncClient:
-        loop = asyncio.get_running_loop()
-        client = self._http.get(loop)
-        if client is None or client.is_closed:
-            client = self._http[loop] = httpx.AsyncClient(timeout=self._timeout)
-        return client
+    def _client(self) -> contextlib.AbstractAsyncContextManager[Any]:
+        """An HTTP client for one request: a slot of the endpoint's shared pool (tests may swap in
+        anything used as ``async with ... as http``, e.g. an httpx.AsyncClient on a MockTransport)."""
+        return endpoint_pool(self.api_base).client()
 
     async def aclose(self) -> None:
-        """Close the HTTP client of the running loop."""
-        client = self._http.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.aclose()
+        """Close the shared pool of this client's endpoint on the running loop (every client of
+        the endpoint reopens one on its next call); a run calls :func:`aclose_all` instead."""
+        pool = _pools.get(asyncio.get_running_loop(), {}).pop(self.api_base, None)
+        if pool is not None:
+            await pool.aclose()
 
     def request_body(
         self, system: str | None, messages: list[Message], tools: list[dict], params: GenParams
@@ -258,6 +396,12 @@ class OpenAICompatClient:
                 theirs["reasoning_content"] = self._reasoning.get(_turn_key(ours.content, ours.tool_calls), "")
         if tools:
             body["tools"] = to_openai_tools(tools)
+        if params.cache_prompt and needs_cache_control(self.name):  # e.g. openrouter/anthropic/...
+            body["messages"], body["tools"] = mark_cache_control(body["messages"], body.get("tools", []))
+            if not body["tools"]:
+                del body["tools"]
+        if params.prompt_cache_key is not None and self.spec.prompt_cache_key:
+            body["prompt_cache_key"] = params.prompt_cache_key
         if params.temperature is not None:
             body["temperature"] = params.temperature
         if params.max_tokens is not None:
@@ -280,7 +424,8 @@ class OpenAICompatClient:
         headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
         body = self.request_body(system, messages, tools, params)
         try:
-            resp = await self._client().post(url, json=body, headers=headers)
+            async with self._client() as http:
+                resp = await http.post(url, json=body, headers=headers, timeout=self._timeout)
         except httpx.TimeoutException as err:
             raise ProviderError(f"timeout ({type(err).__name__}) calling {url}") from None
         except httpx.UnsupportedProtocol:

@@ -1,4 +1,5 @@
-"""Twenty synthetic, pseudonymous personas written for longview's built-in ATR cohort.
+"""Twenty synthetic, pseudonymous personas written for longview's built-in ATR cohort (larger
+cohorts add personas derived from them).
 
 Each persona carries trait tags with one supporting sentence each; rule templates whose variants
 share a tag are plausible for the persona, and the sentence becomes the rule's evidence. Names,
@@ -344,7 +345,26 @@ PERSONAS: tuple[PersonaSeed, ...] = (
 
 
 def personas(n: int) -> list[PersonaSeed]:
-    """The first ``n`` personas (all 20 at most)."""
-    if not 1 <= n <= len(PERSONAS):
-        raise ValueError(f"n_personas must be in [1, {len(PERSONAS)}]")
-    return list(PERSONAS[:n])
+    """The first ``n`` personas: the twenty written ones, then derived ones (see :func:`derived`)."""
+    if n < 1:
+        raise ValueError(f"n_personas must be at least 1, got {n}")
+    return [PERSONAS[k] if k < len(PERSONAS) else derived(k) for k in range(n)]
+
+
+def derived(k: int) -> PersonaSeed:
+    """Persona number ``k`` (from 0) beyond the written ones, for larger cohorts.
+
+    It keeps the life of written persona ``k mod 20`` (first name, pronouns, city, traits) under
+    another surname, so it gets its own id and so its own rules and sessions (every generator RNG
+    is seeded by the persona id). Deterministic; the written twenty are never changed.
+    """
+    n = len(PERSONAS)
+    if k < n:
+        return PERSONAS[k]
+    base, g = PERSONAS[k % n], k // n - 1  # g: which derived generation, from 0
+    shift, rnd = g % (n - 1) + 1, g // (n - 1)  # another persona's surname, never the base's own
+    name = f"{base.first_name} {PERSONAS[(k + shift) % n].name.split()[-1]}"
+    pid = name.lower().replace(" ", "_").replace("-", "_") + (f"_{rnd + 1}" if rnd else "")
+    swap = lambda text: text.replace(base.name, name)  # noqa: E731
+    return PersonaSeed(pid, name, base.sex, base.age, base.occupation, base.city, base.state, base.household,
+                       base.hobbies, swap(base.summary), {t: swap(v) for t, v in base.traits.items()})

@@ -1,0 +1,1 @@
+"""Test and benchmark helpers that ship with the package (no network, no keys)."""
