@@ -125,7 +125,7 @@ def _run_command(suite_name: str) -> click.Command:
     params: list[click.Parameter] = [click.Option(names, **kw) for names, kw in COMMON]
     taken = {n for names, _ in COMMON for n in names if n.startswith("--")}
     role_flags = [f"--{r.name}-model" for r in suite.roles]
-    for r, flag in zip(suite.roles, role_flags):
+    for r, flag in zip(suite.roles, role_flags, strict=True):
         params.append(click.Option([flag, f"role__{r.name}"], default=None,
                                    help=f"Model for the {r.name} role: {r.description} (default: embedded {r.embedded})."))
     params += _suite_flags(suite, taken | set(role_flags))

@@ -22,11 +22,10 @@ from pydantic import BaseModel
 
 from longview.harness.cell import Cell
 from longview.harness.context import CellContext
-from longview.kernel.errors import CellAborted, ConfigError
+from longview.kernel.errors import CellAborted
 
 if TYPE_CHECKING:
-    from longview.harness.options import RunConfig
-    from longview.harness.run import Prepared
+    from longview.harness.plan import Prepared
     from longview.kernel.runstore import RunStore
 
 OnSession = Callable[[], None]
@@ -37,7 +36,7 @@ async def run_one(p: Prepared, cell: Cell, folder: Path, slots: AbstractAsyncCon
                   on_session: OnSession, store: RunStore | None) -> BaseModel:
     """Run one cell into ``folder`` (the store's cell folder, or a scratch folder when ``store`` is
     None: trace file names are the same); a ``CellAborted`` becomes the cell's aborted marker."""
-    from longview.harness.run import AbortedCell, make_agent
+    from longview.harness.plan import AbortedCell, make_agent
 
     ctx = CellContext(cell=cell, dataset=p.dataset, options=p.options, agent=make_agent(p, cell),
                       components=p.components, roles=p.roles, folder=folder, seed=p.cfg.seed,
@@ -106,18 +105,3 @@ class LocalExecutor(Executor):
 
 
 EXECUTORS = ("local", "ray")
-
-
-def executor_for(cfg: RunConfig) -> Executor:
-    """The executor a run config asks for (``--executor``)."""
-    if cfg.executor == "local":
-        if cfg.ray_address:
-            raise ConfigError("--ray-address needs --executor ray")
-        return LocalExecutor()
-    if cfg.executor == "ray":
-        try:
-            from longview.harness.ray_executor import RayExecutor
-        except ImportError as e:
-            raise ConfigError(f"--executor ray needs Ray: pip install 'longview[ray]' ({e})") from None
-        return RayExecutor(address=cfg.ray_address)
-    raise ConfigError(f"unknown executor '{cfg.executor}'; expected one of {', '.join(EXECUTORS)}")

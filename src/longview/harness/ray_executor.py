@@ -45,7 +45,7 @@ from longview.kernel.errors import ConfigError, LongviewError
 from longview.kernel.models.usage import add_summaries
 
 if TYPE_CHECKING:
-    from longview.harness.run import Prepared
+    from longview.harness.plan import Prepared
     from longview.kernel.runstore import RunStore
 
 WORKER_DIED = (RayActorError, WorkerCrashedError)
@@ -133,7 +133,7 @@ class CellWorker:
 
     def __init__(self, cfg_json: str, cwd: str, root: str, probe: str, dataset_sha256: str, limiter: str) -> None:
         from longview.harness.options import RunConfig
-        from longview.harness.run import prepare
+        from longview.harness.plan import prepare
         from longview.kernel.runstore import RunStore
 
         self.incarnation = uuid.uuid4().hex

@@ -14,8 +14,8 @@ from datetime import timedelta
 from enum import StrEnum
 from typing import Protocol
 
-from longview.kernel.clock import SimClock
 from longview.kernel.agent import Agent, AssistantTurn, Message, Observation, ToolCall, Usage
+from longview.kernel.clock import SimClock
 from longview.kernel.tools import ToolKind, Toolkit, ToolSpec
 from longview.kernel.trace import TraceWriter
 

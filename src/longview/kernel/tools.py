@@ -15,9 +15,10 @@ import json
 import re
 import types
 import typing
+from collections.abc import Callable
 from enum import StrEnum
 from functools import cached_property
-from typing import Annotated, Any, Callable, Literal, get_args, get_origin
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field
 

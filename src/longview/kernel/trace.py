@@ -9,8 +9,9 @@ Text passes through secret redaction before it reaches disk.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -69,7 +70,7 @@ class TraceWriter:
             self._fh.close()
             self._fh = None
 
-    def __enter__(self) -> "TraceWriter":
+    def __enter__(self) -> TraceWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:

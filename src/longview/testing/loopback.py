@@ -29,9 +29,10 @@ import collections
 import contextlib
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Callable
+from typing import Any
 
 HOST = "127.0.0.1"
 DEFAULT_LIFETIME = 600.0  # seconds; a forgotten server never outlives a test session for long
@@ -169,7 +170,7 @@ class LoopbackServer:
         st.peak_in_flight, st.peak_connections = st.in_flight, st.connections
         st.faults.clear()
 
-    async def start(self) -> "LoopbackServer":
+    async def start(self) -> LoopbackServer:
         self._server = await asyncio.start_server(self._serve, HOST, self.port, backlog=4096, limit=1 << 20)
         self.port = self._server.sockets[0].getsockname()[1]
         self._expiry = asyncio.get_running_loop().call_later(
@@ -194,7 +195,7 @@ class LoopbackServer:
             self._server = None
         self.closed.set()
 
-    async def __aenter__(self) -> "LoopbackServer":
+    async def __aenter__(self) -> LoopbackServer:
         return await self.start()
 
     async def __aexit__(self, *exc: object) -> None:

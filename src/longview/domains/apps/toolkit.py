@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from longview.domains.apps.commerce import AmazonApp, SpotifyApp, SplitwiseApp
+from longview.domains.apps.commerce import AmazonApp, SplitwiseApp, SpotifyApp
 from longview.domains.apps.comms import CalendarApp, MailApp, PhoneApp
 from longview.domains.apps.files import WorkspaceFiles
 from longview.domains.apps.filesystem_app import FileSystemApp
 from longview.domains.apps.notes_todo import NotesApp, TodoApp
 from longview.domains.apps.state import AppsState
-from longview.kernel.tools import Toolkit, ToolSpec, spec_of
+from longview.kernel.tools import Toolkit
 
 FILE_TOOLS = ("list_dir", "read_file", "write_file", "edit_file", "delete_file")
 
@@ -24,25 +24,12 @@ class AppsToolkit(NotesApp, TodoApp, MailApp, PhoneApp, CalendarApp, SplitwiseAp
                   FileSystemApp, WorkspaceFiles, Toolkit):
     """Every app tool plus the workspace file tools, bound to ``state`` and ``root``."""
 
-    _specs_cache: dict[str, tuple[str, ToolSpec]] = {}  # tool name -> (attribute, spec), built once
-
     def __init__(self, state: AppsState, root: Path, only: list[str] | None = None,
                  apps: list[str] | None = None) -> None:
         self.state, self.root = state, Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
-        cache = type(self)._specs_cache
-        if not cache:  # deriving specs from signatures is slow; every instance shares them
-            for attr in dir(type(self)):
-                fn = getattr(self, attr, None)
-                if callable(fn) and hasattr(fn, "__tool_meta__"):
-                    cache[fn.__tool_meta__[2]] = (attr, spec_of(fn))
-        names = list(cache) if only is None else list(only)
-        missing = sorted(set(names) - set(cache))
-        if missing:
-            raise KeyError(f"unknown tool(s): {', '.join(missing)}")
-        self._fns = {n: getattr(self, cache[n][0]) for n in names}
-        self._specs = {n: cache[n][1] for n in names}
+        super().__init__(only)  # tool specs are derived once per class by the kernel
         if apps is not None:  # keep file tools and the named apps' tools
             keep = set(apps) | {"files"}
-            self._fns = {n: f for n, f in self._fns.items() if app_of(n) in keep}
-            self._specs = {n: s for n, s in self._specs.items() if n in self._fns}
+            self._attrs = {n: a for n, a in self._attrs.items() if app_of(n) in keep}
+            self._specs = {n: s for n, s in self._specs.items() if n in self._attrs}

@@ -7,54 +7,11 @@ answer questions about the tool surface without building one.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, Iterable
 
 from longview.domains.personal.base import PersonalToolkit, Record, SessionDB
-from longview.domains.personal.commerce import CommerceToolkit
-from longview.domains.personal.communication import CommunicationToolkit
 from longview.domains.personal.discovery import discovery_steps, discovery_tool
-from longview.domains.personal.reservation import ReservationToolkit
-from longview.domains.personal.scheduling import SchedulingToolkit
-from longview.domains.personal.travel import TravelToolkit
-from longview.domains.personal.workspace import WorkspaceToolkit
+from longview.domains.personal.registry import _CLASSES, BASE_TOOLS, DOMAINS, make_env, toolkit_class
 from longview.kernel.tools import ToolSpec, spec_of
-
-_CLASSES: dict[str, type[PersonalToolkit]] = {
-    cls.DOMAIN: cls
-    for cls in (
-        CommerceToolkit,
-        ReservationToolkit,
-        TravelToolkit,
-        CommunicationToolkit,
-        SchedulingToolkit,
-        WorkspaceToolkit,
-    )
-}
-DOMAINS: tuple[str, ...] = tuple(_CLASSES)
-BASE_TOOLS: tuple[str, ...] = ("get_user_confirmation",)
-
-
-def toolkit_class(domain: str) -> type[PersonalToolkit]:
-    """The toolkit class of a domain; KeyError for an unknown domain."""
-    try:
-        return _CLASSES[domain]
-    except KeyError:
-        raise KeyError(f"unknown domain {domain!r} (known: {', '.join(DOMAINS)})") from None
-
-
-def make_env(
-    domain: str,
-    references: Iterable[Any],
-    persona: dict[str, Any] | None = None,
-    tools: list[str] | None = None,
-) -> PersonalToolkit:
-    """A live toolkit for one session.
-
-    ``references`` are ``Reference`` models or plain ``{id, type, attributes}`` dicts; ``persona``
-    is the episode's ``structured_persona`` (its name fills identity fields); ``tools`` restricts
-    the exposed tools (``get_user_confirmation`` is always added).
-    """
-    return toolkit_class(domain)(references, persona, tools)
 
 
 @cache

@@ -11,14 +11,14 @@ from __future__ import annotations
 import copy
 import re
 import unicodedata
+from collections.abc import Callable, Iterable
 from datetime import date, datetime
-from typing import Any, Callable, ClassVar, Iterable
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
 from longview.kernel.state import WorldState
 from longview.kernel.tools import ToolError, ToolKind, Toolkit, tool, tool_table
-
 
 _ATOMS = (str, int, float, bool, type(None))
 
@@ -61,7 +61,7 @@ class SessionDB(WorldState):
     counter: int = Field(default=0, description="Last number used for a new id.")
 
     @classmethod
-    def load(cls, references: Iterable[Any]) -> "SessionDB":
+    def load(cls, references: Iterable[Any]) -> SessionDB:
         db = cls()
         for ref in references:
             if isinstance(ref, BaseModel):  # e.g. a dataset's Reference: read it, no dump needed

@@ -8,11 +8,13 @@ runs them on a scratch env, adding calls until every wanted reference has appear
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from pydantic import BaseModel
 
 from longview.domains.personal.base import normalize, string_values
+from longview.domains.personal.registry import make_env
 
 # (domain or "*", reference type) -> (tool, {argument: attribute}) for filter-style discovery.
 _SEARCH: dict[tuple[str, str], tuple[str, dict[str, str]]] = {
@@ -113,8 +115,6 @@ def discovery_steps(domain: str, references: Iterable[Any], types: set[str] | No
     ``types`` limits which reference types must be surfaced (all by default). References of a type
     with no discovery tool are skipped.
     """
-    from longview.domains.personal import make_env  # late import: the package imports this module
-
     refs = [_as_dict(r) for r in references]
     env = make_env(domain, refs)
     wanted = [r for r in refs if types is None or r["type"] in types]

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from longview.kernel.agent import AssistantTurn, Message
 
-from .client import GenParams
+from .contracts import GenParams
 from .secrets import redact
 
 

@@ -1,204 +1,31 @@
-"""The model-layer contract: one async :class:`ModelClient` for every provider, and its factory.
-
-Model strings follow LiteLLM's ``provider/model`` convention (``openai/gpt-5.4``,
-``anthropic/claude-opus-4-7``, ``hosted_vllm/<model>`` with ``api_base``, ``mock/<script>``).
-:func:`make_client` resolves the provider and wraps its client so that every call goes
-cache lookup → retried provider call → usage accounting.
+"""The provider factory: :func:`make_provider_client` resolves a ``provider/model`` string (LiteLLM's
+convention: ``openai/gpt-5.4``, ``anthropic/claude-opus-4-7``, ``hosted_vllm/<model>`` with
+``api_base``, ``mock/<script>``) and :func:`make_client` wraps it so that every call goes cache
+lookup → retried provider call → usage accounting. Contracts live in :mod:`.contracts`, the
+provider table in :mod:`.providers`; both are re-exported here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_checkable
-
-from pydantic import BaseModel, Field
+from typing import TYPE_CHECKING
 
 from longview.kernel.agent import AssistantTurn, Message
-from longview.kernel.errors import CellAborted, ConfigError
+from longview.kernel.errors import ConfigError
 
-from .secrets import redact
+from .contracts import (  # noqa: F401 - re-exported: the model layer's public names
+    GenParams,
+    ModelCallFailed,
+    ModelClient,
+    ProviderError,
+    ProviderSpec,
+    is_retryable_status,
+)
+from .providers import DEFAULT_REQUEST_TIMEOUT, PROVIDERS, split_model  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
     from .cache import ResponseCache
     from .retry import RetryPolicy
     from .usage import UsageLedger
-
-
-class GenParams(BaseModel):
-    """Generation parameters; ``None`` means "provider default" and is not sent."""
-
-    temperature: float | None = Field(default=None, description="Sampling temperature.")
-    max_tokens: int | None = Field(default=None, description="Cap on completion tokens.")
-    reasoning_effort: Literal["low", "medium", "high"] | None = Field(
-        default=None, description="Reasoning budget for models that support it."
-    )
-    extra: dict[str, Any] = Field(
-        default_factory=dict, description="Provider-specific fields merged into the request as-is."
-    )
-    cache_prompt: bool = Field(
-        default=True,
-        description="Ask providers that cache only at explicit marks (Anthropic models) to cache the "
-        "stable prompt prefix: cache_control breakpoints on the tool block, system prompt and "
-        "conversation tail. Other providers cache prefixes on their own.",
-    )
-    prompt_cache_key: str | None = Field(
-        default=None,
-        description="Routing key for automatic prompt caching where supported (OpenAI's "
-        "prompt_cache_key): calls sharing a prompt prefix, e.g. one cell's sessions, share a key.",
-    )
-
-    # Fields that steer provider-side caching but never the answer: not part of a response-cache key.
-    TRANSPORT_FIELDS: ClassVar[frozenset[str]] = frozenset({"cache_prompt", "prompt_cache_key"})
-
-    def answer_fields(self) -> dict[str, Any]:
-        """The fields that can change a model's answer (JSON mode), for cache keys."""
-        return self.model_dump(mode="json", exclude=set(self.TRANSPORT_FIELDS))
-
-
-class ProviderError(Exception):
-    """One failed provider call, classified for the retry layer.
-
-    ``status`` is the HTTP status (None for timeouts and connection errors). The message is
-    redacted on construction, so it is safe to log or embed.
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        status: int | None = None,
-        retryable: bool | None = None,
-        retry_after: float | None = None,
-    ) -> None:
-        self.status = status
-        self.retry_after = retry_after
-        self.retryable = is_retryable_status(status) if retryable is None else retryable
-        self.message = redact(message)
-        super().__init__(self.message)
-
-
-def is_retryable_status(status: int | None) -> bool:
-    """Worth retrying: 429, 5xx, 408 (a timeout) and None (transport error); other 4xx not."""
-    return status is None or status in (408, 429) or status >= 500
-
-
-class ModelCallFailed(CellAborted):
-    """A model call failed for good (retries exhausted, or a non-retryable error).
-
-    Subclasses :class:`CellAborted` so the runner records the cell as aborted with ``reason``.
-    """
-
-    def __init__(
-        self, reason: str, *, model: str = "", attempts: int = 0, status: int | None = None
-    ) -> None:
-        self.model, self.attempts, self.status = model, attempts, status
-        super().__init__(redact(reason))
-
-
-@runtime_checkable
-class ModelClient(Protocol):
-    """Anything that turns (system, messages, tools, params) into an :class:`AssistantTurn`."""
-
-    model: str
-
-    async def complete(
-        self,
-        system: str | None,
-        messages: list[Message],
-        tools: list[dict],
-        params: GenParams,
-        trial: int = 0,
-    ) -> AssistantTurn: ...
-
-
-@dataclass(frozen=True)
-class ProviderSpec:
-    """How to reach one provider prefix."""
-
-    prefix: str
-    backend: Literal["openai_compat", "litellm", "mock"]
-    api_base: str | None = None
-    key_env: str | None = None
-    # Key required only when talking to the provider's default endpoint; a custom api_base
-    # (local proxy, test server) may not need one.
-    key_required: bool = False
-    reasoning_effort: bool = False
-    # OpenAI deprecated ``max_tokens`` for chat completions; its reasoning models reject it.
-    max_tokens_field: str = "max_tokens"
-    # Further variables holding credentials this provider reads (LiteLLM backends): copied from
-    # ``.env`` when missing and masked in every output, like ``key_env``.
-    secret_env: tuple[str, ...] = ()
-
-    def secret_envs(self) -> tuple[str, ...]:
-        """Every credential variable of this provider."""
-        return ((self.key_env,) if self.key_env else ()) + self.secret_env
-    # Accepts ``prompt_cache_key`` (GenParams.prompt_cache_key) in the request body.
-    prompt_cache_key: bool = False
-
-
-def _compat(prefix: str, base: str | None, key: str | None, **kw: Any) -> ProviderSpec:
-    return ProviderSpec(prefix, "openai_compat", base, key, key_required=key is not None, **kw)
-
-
-# Seconds of silence after which a request is abandoned (and retried): a hung server costs at most
-# this times --max-attempts. Non-streamed answers from slow reasoning models can need more.
-DEFAULT_REQUEST_TIMEOUT = 30.0
-
-PROVIDERS: dict[str, ProviderSpec] = {
-    p.prefix: p
-    for p in [
-        _compat(
-            "openai",
-            "https://api.openai.com/v1",
-            "OPENAI_API_KEY",
-            reasoning_effort=True,
-            max_tokens_field="max_completion_tokens",
-            prompt_cache_key=True,
-        ),
-        _compat(
-            "openrouter",
-            "https://openrouter.ai/api/v1",
-            "OPENROUTER_API_KEY",
-            reasoning_effort=True,
-        ),
-        _compat("deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY"),
-        _compat("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY"),
-        _compat("together_ai", "https://api.together.xyz/v1", "TOGETHERAI_API_KEY"),
-        _compat("xai", "https://api.x.ai/v1", "XAI_API_KEY"),
-        _compat("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY"),
-        _compat("ollama", "http://localhost:11434/v1", None),
-        _compat("ollama_chat", "http://localhost:11434/v1", None),
-        # vLLM serves whatever it was started with: no default endpoint, optional key.
-        ProviderSpec("hosted_vllm", "openai_compat", None, "HOSTED_VLLM_API_KEY"),
-        # No OpenAI-compatible endpoint: delegated to the optional LiteLLM extra.
-        ProviderSpec("anthropic", "litellm", key_env="ANTHROPIC_API_KEY"),
-        ProviderSpec("gemini", "litellm", key_env="GEMINI_API_KEY"),
-        ProviderSpec("vertex_ai", "litellm"),  # credentials come from a service-account file
-        ProviderSpec(
-            "bedrock",
-            "litellm",
-            secret_env=("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"),
-        ),
-        ProviderSpec("azure", "litellm", key_env="AZURE_API_KEY"),
-        ProviderSpec("cohere", "litellm", key_env="COHERE_API_KEY"),
-        # ``litellm/<anything LiteLLM accepts>``: an escape hatch for its other providers.
-        ProviderSpec("litellm", "litellm"),
-        ProviderSpec("mock", "mock"),
-    ]
-}
-
-
-def split_model(model: str) -> tuple[ProviderSpec, str]:
-    """Split ``provider/name`` into its spec and the provider-side model name."""
-    prefix, sep, name = model.partition("/")
-    spec = PROVIDERS.get(prefix)
-    if not sep or not name or spec is None:
-        supported = ", ".join(f"{p}/" for p in PROVIDERS)
-        raise ConfigError(
-            f"unknown model provider in {model!r}: expected 'provider/model' with one of "
-            f"the supported prefixes: {supported}"
-        )
-    return spec, name
 
 
 def make_provider_client(

@@ -75,7 +75,7 @@ class Timeouts:
     read: float | None
 
     @classmethod
-    def of(cls, timeout: httpx.Timeout | float | None) -> "Timeouts":
+    def of(cls, timeout: httpx.Timeout | float | None) -> Timeouts:
         if isinstance(timeout, httpx.Timeout):
             return cls(timeout.connect, timeout.read)
         return cls(timeout, timeout)

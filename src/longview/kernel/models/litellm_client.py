@@ -15,7 +15,7 @@ from typing import Any
 from longview.kernel.agent import AssistantTurn, Message
 from longview.kernel.errors import ConfigError
 
-from .client import GenParams, ProviderError
+from .contracts import GenParams, ProviderError
 from .openai_compat import parse_completion, to_openai_messages, to_openai_tools
 from .prompt_cache import mark_cache_control, needs_cache_control
 from .retry import parse_retry_after
@@ -59,7 +59,7 @@ class LiteLLMClient:
         self._litellm = _import_litellm(model)
         # LiteLLM reads keys from os.environ: let ./.env fill in the provider's credentials (all
         # known ones for the ``litellm/`` escape hatch) and nothing else.
-        from .client import split_model
+        from .providers import split_model
 
         spec, _ = split_model(model)
         export_env(secret_env_names() if spec.prefix == "litellm" else spec.secret_envs())

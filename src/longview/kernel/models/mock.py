@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from longview.kernel.agent import AssistantTurn, Message, Usage
 from longview.kernel.errors import ConfigError, DataError, LongviewError
 
-from .client import GenParams
+from .contracts import GenParams
 
 TurnLike = AssistantTurn | dict[str, Any] | str
 ScriptFn = Callable[[str | None, list[Message], list[dict]], TurnLike | Awaitable[TurnLike]]

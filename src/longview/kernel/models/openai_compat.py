@@ -20,7 +20,7 @@ import httpx
 from longview.kernel.agent import AssistantTurn, Message, ToolCall, Usage
 from longview.kernel.errors import ConfigError
 
-from .client import GenParams, ProviderError, ProviderSpec
+from .contracts import GenParams, ProviderError, ProviderSpec
 from .http import LeanClient, proxied
 from .prompt_cache import mark_cache_control, needs_cache_control
 from .retry import parse_retry_after
@@ -390,7 +390,7 @@ class OpenAICompatClient:
         }
         if self._echo:
             sent = [m for m in body["messages"] if m["role"] != "system"]
-            for ours, theirs in zip(messages, sent):
+            for ours, theirs in zip(messages, sent, strict=False):
                 if ours.role != "assistant" or (self._echo == "tool_calls" and not ours.tool_calls):
                     continue
                 theirs["reasoning_content"] = self._reasoning.get(_turn_key(ours.content, ours.tool_calls), "")

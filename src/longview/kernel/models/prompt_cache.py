@@ -17,7 +17,7 @@ import hashlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .client import GenParams
+    from .contracts import GenParams
 
 EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
 
@@ -65,7 +65,7 @@ def mark_cache_control(
     return out, out_tools
 
 
-def with_cache_key(params: "GenParams", *parts: str) -> "GenParams":
+def with_cache_key(params: GenParams, *parts: str) -> GenParams:
     """``params`` with a ``prompt_cache_key`` derived from ``parts`` (e.g. suite, agent, variant,
     unit: the calls of one cell), unless the user set one."""
     if params.prompt_cache_key is not None:

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from .client import ModelCallFailed, ProviderError
+from .contracts import ModelCallFailed, ProviderError
 
 T = TypeVar("T")
 

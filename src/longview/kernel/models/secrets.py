@@ -32,6 +32,7 @@ MIN_SECRET_LEN = 8
 _dotenv_values: dict[str, str] = {}  # values read from .env files (not applied to os.environ)
 _loaded_from: set[Path] = set()
 _registered: set[str] = set()
+_provider_names: set[str] = set()  # credential variables of the provider table (see .providers)
 _names_cache: tuple[str, ...] | None = None
 _state: tuple[tuple[str | None, ...], int, int] | None = None
 _pattern: re.Pattern[str] | None = None
@@ -116,16 +117,19 @@ def register_secret_env(*names: str) -> None:
         _names_cache = None
 
 
+def register_provider_env(*names: str) -> None:
+    """The provider table's credential variables (called once by :mod:`.providers`)."""
+    global _names_cache
+    _provider_names.update(names)
+    _names_cache = None
+
+
 def secret_env_names() -> tuple[str, ...]:
-    """Every variable whose value :func:`redact` masks: provider keys plus registered names."""
+    """Every variable whose value :func:`redact` masks: provider keys (registered by
+    :mod:`.providers` when the model layer loads) plus names registered by anyone else."""
     global _names_cache
     if _names_cache is None:
-        from .client import PROVIDERS  # late: client imports this module
-
-        names = set(_registered)
-        for spec in PROVIDERS.values():
-            names.update(spec.secret_envs())
-        _names_cache = tuple(sorted(names))
+        _names_cache = tuple(sorted(_registered | _provider_names))
     return _names_cache
 
 

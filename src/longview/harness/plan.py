@@ -1,0 +1,216 @@
+"""Validating a run before anything is written: suite options, the cell plan (agent x variant x unit
+x trial), model roles, the dataset and its unit ids, the manifest — and the agent of one cell."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from longview import __version__
+from longview.harness import registry
+from longview.harness.cell import Cell, CellResult, Dataset
+from longview.harness.options import RunConfig
+from longview.harness.roles import AGENT, Roles
+from longview.harness.suite import Suite
+from longview.kernel.errors import ConfigError, DataError, LongviewError, printable
+from longview.kernel.ids import id_problem
+from longview.kernel.models.client import split_model
+from longview.kernel.models.prompt_cache import with_cache_key
+from longview.kernel.runstore import DatasetInfo, Manifest, config_hash
+
+REFERENCE = "reference"  # --agent reference: every reference agent of the suite
+
+
+class AbortedCell(CellResult):
+    """The completion marker of a cell whose run_cell raised CellAborted: recorded, never scored."""
+
+    agent: str = Field(description="Agent of the cell.")
+    variant: str = Field(description="Variant of the cell.")
+    unit: str = Field(description="Unit of the cell.")
+    trial: int = Field(default=0, description="Trial of the cell.")
+    status: str = Field(default="aborted", description="Always aborted.")
+
+
+def suite_options(suite: Suite, raw: dict[str, Any]) -> BaseModel:
+    """The suite's typed options from ``-S key=value`` pairs (values already JSON-decoded); an
+    unknown key is an error for every suite (a typo must not be silently ignored)."""
+    unknown = sorted(set(raw) - set(suite.Options.model_fields))
+    if unknown:
+        raise ConfigError(f"-S {unknown[0]}: not an option of suite '{suite.name}' (its options: "
+                          f"{', '.join(suite.Options.model_fields) or 'none'})")
+    try:
+        return suite.Options.model_validate(raw)
+    except ValidationError as e:
+        err = e.errors()[0]
+        field = ".".join(str(x) for x in err["loc"]) or "<root>"
+        raise ConfigError(f"-S {field}: {err['msg']} (suite '{suite.name}' options: "
+                          f"{', '.join(suite.Options.model_fields) or 'none'})") from None
+
+
+def agents_of(suite: Suite, cfg: RunConfig) -> list[str]:
+    """Reference agents asked for, then models; models alone run without reference agents."""
+    asked = cfg.agents if cfg.agents is not None else ([] if cfg.models else [REFERENCE])
+    refs: list[str] = []
+    for a in asked:
+        for name in (list(suite.reference_agents) if a == REFERENCE else [a]):
+            if name not in refs:
+                refs.append(name)
+    known = ", ".join(suite.reference_agents)
+    for a in refs:
+        if a not in suite.reference_agents:
+            hint = "" if a.startswith("ref:") else " (model agents need --model)"
+            raise ConfigError(f"unknown agent '{a}' for suite '{suite.name}'; reference agents are {known}{hint}")
+    for m in cfg.models:
+        if "/" not in m:
+            raise ConfigError(f"--model '{m}': expected provider/model, e.g. openai/gpt-5.4 or ollama/qwen3")
+    return refs + [m for m in cfg.models if m not in refs]
+
+
+def plan(suite: Suite, cfg: RunConfig, dataset: Dataset, options: BaseModel | None = None) -> list[Cell]:
+    """The cells of a run: agent x variant x unit x trial."""
+    for v in cfg.variants:
+        if v not in suite.variants:
+            raise ConfigError(f"unknown variant '{v}' for suite '{suite.name}'; expected one of {', '.join(suite.variants)}")
+    units = list(dataset.unit_ids())
+    if cfg.units is not None:
+        if cfg.units < 1:
+            raise ConfigError(f"--personas/--units must be at least 1, got {cfg.units}")
+        units = units[: cfg.units]
+    cells: list[Cell] = []
+    for agent in agents_of(suite, cfg):
+        variants = cfg.variants or (suite.default_variants(agent, options) if options is not None else None) or (
+            [suite.reference_agents[agent]] if agent in suite.reference_agents else list(suite.model_variants)
+        )
+        for v in variants:
+            if v not in suite.variants:
+                raise ConfigError(f"unknown variant '{v}' for suite '{suite.name}'; expected one of {', '.join(suite.variants)}")
+        cells += [Cell(agent=agent, variant=v, unit=u, trial=t) for v in variants for u in units for t in range(cfg.trials)]
+    return cells
+
+
+def roles_of(suite: Suite, cfg: RunConfig) -> Roles:
+    known = {r.name for r in suite.roles}
+    for role in cfg.role_models:
+        if role not in known:
+            raise ConfigError(f"suite '{suite.name}' has no role '{role}'; its roles: {', '.join(sorted(known)) or 'none'}")
+    for role in cfg.role_params:
+        if role != AGENT and role not in known:
+            raise ConfigError(f"--param: suite '{suite.name}' has no role '{role}'; roles: agent, {', '.join(sorted(known))}")
+    return Roles(cfg.role_models, cfg.role_params, api_base=cfg.api_base, no_cache=cfg.no_cache,
+                 cache_dir=cfg.cache_dir, max_attempts=cfg.max_attempts, retry_base_delay=cfg.retry_base_delay,
+                 seed=cfg.seed, request_timeout=cfg.request_timeout, provider_limits=cfg.provider_limits)
+
+
+# What a loader that missed a check raises on hostile data (a pydantic validator comparing naive and
+# aware datetimes, a depth the parser cannot take, a number too large to convert...).
+_LOADER_SLIPS = (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError, OverflowError,
+                 UnicodeError)
+
+
+def load_dataset(suite: Suite, spec: str, options: BaseModel) -> Dataset:
+    """``suite.load_dataset`` with a safety net: whatever the suite's loader checks, bad data ends in
+    one DataError (exit 2, nothing written), never a traceback. The message says the loader let it
+    through, so the suite can add the check that names the field."""
+    try:
+        return suite.load_dataset(spec, options)
+    except LongviewError:
+        raise
+    except _LOADER_SLIPS as e:
+        detail = printable(" ".join(str(e).split()), 200)
+        raise DataError(spec, "<dataset>", "<content>",
+                        f"data the '{suite.name}' loader can read ({type(e).__name__}: {detail}; the loader "
+                        "did not name the field — please report it)") from None
+
+
+def check_units(dataset: Dataset) -> None:
+    """Unit ids name cell folders: whatever a suite's loader checked, each must be a safe, unique id
+    (the same guarantee for every suite on the harness)."""
+    seen: set[str] = set()
+    for u in dataset.unit_ids():
+        problem = id_problem(u)
+        if problem:
+            raise DataError(str(dataset.name), f"unit {printable(u, 60)}", "unit id", f"{problem}")
+        if u in seen:
+            raise DataError(str(dataset.name), f"unit {u}", "unit id", "unique unit ids (duplicate)")
+        seen.add(u)
+
+
+@dataclass
+class Prepared:
+    """A validated run, before anything is written."""
+
+    suite: Suite
+    cfg: RunConfig
+    options: BaseModel
+    dataset: Dataset
+    cells: list[Cell]
+    roles: Roles
+    components: Any
+    manifest: Manifest
+
+
+def prepare(cfg: RunConfig, *, dry_run: bool = False) -> Prepared:
+    """Validate everything (dataset, plan, options, models) before anything is written. A dry run
+    checks model strings' providers only, so a plan can be priced before any key is set."""
+    suite = registry.load(cfg.suite)
+    options = suite_options(suite, cfg.suite_options)
+    dataset = load_dataset(suite, cfg.dataset, options)
+    check_units(dataset)
+    cells = plan(suite, cfg, dataset, options)
+    roles = roles_of(suite, cfg)
+    if dry_run:
+        for m in [*cfg.models, *cfg.role_models.values()]:
+            split_model(m)
+    else:
+        roles.validate(cfg.models)
+    # A dry run builds no component: model-backed ones would need their keys.
+    components = None if dry_run else suite.components(roles, options)
+    names = {} if dry_run else suite.component_names(components)
+    prompts = suite.prompts()
+    config = {
+        "suite": suite.name,
+        "dataset_sha256": dataset.sha256,
+        "cells": sorted(c.key for c in cells),
+        "seed": cfg.seed,
+        "max_turns": cfg.max_turns,
+        "components": names,
+        "prompts": prompts,
+        "models": {"agents": cfg.models, **{r.name: cfg.role_models.get(r.name) for r in suite.roles}},
+        "role_params": {k: v.model_dump() for k, v in sorted(cfg.role_params.items())},
+        "options": options.model_dump(mode="json"),
+        "package_version": __version__,
+    }
+    if cfg.api_base:  # another server may answer differently: a different run (absent = provider default)
+        config["api_base"] = cfg.api_base.rstrip("/")
+    manifest = Manifest(
+        suite=suite.name,
+        dataset=DatasetInfo(name=dataset.name, sha256=dataset.sha256, personas=len({c.unit for c in cells})),
+        config=config,
+        config_hash=config_hash(config),
+        components={**names, "agents": ", ".join(sorted({c.agent for c in cells}))},
+        prompts=prompts,
+        api_base=cfg.api_base,
+    )
+    return Prepared(suite, cfg, options, dataset, cells, roles, components, manifest)
+
+
+def default_out(manifest: Manifest) -> Path:
+    return Path("runs") / f"{manifest.suite}-{manifest.config_hash[:10]}"
+
+
+def make_agent(p: Prepared, cell: Cell):
+    if cell.agent in p.suite.reference_agents:
+        return p.suite.reference_agent(cell.agent, p.dataset, cell.unit)
+    from longview.agents.llm import LLMAgent
+
+    client = p.roles.client(AGENT, cell.agent)
+    assert client is not None  # a model string always gives a client
+    # One provider prompt-cache key per cell: its sessions share a long prompt prefix (never part of
+    # the response-cache key; sent only to providers that take one).
+    params = with_cache_key(p.roles.params(AGENT), p.suite.name, cell.agent, cell.variant, cell.unit)
+    return LLMAgent(client, params, name=cell.agent, trial=p.roles.trial_key(cell.trial))
+
+
