@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from longview.domains.apps.commerce import AmazonApp, SpotifyApp, SplitwiseApp
+from longview.domains.apps.commerce import AmazonApp, SplitwiseApp, SpotifyApp
 from longview.domains.apps.comms import CalendarApp, MailApp, PhoneApp
 from longview.domains.apps.files import WorkspaceFiles
 from longview.domains.apps.filesystem_app import FileSystemApp

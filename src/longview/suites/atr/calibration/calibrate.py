@@ -25,7 +25,7 @@ from rich.table import Table
 from longview.kernel.errors import CellAborted, DataError
 from longview.kernel.ids import parse_json
 from longview.suites.atr.dataset import ActionStep, CheckType, StandingRule
-from longview.suites.atr.scaffold import Classifier, RouteVerdict, Router
+from longview.suites.atr.scaffold import Classifier, Router, RouteVerdict
 
 RouterKind = Literal[
     "release_positive",  # a row of the release's sets, labelled positive (no finer kind given)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Callable
+from typing import Any
 
 from longview.suites.atr.dataset import CheckType
 from longview.suites.atr.generator.personas import PersonaSeed
@@ -58,7 +59,7 @@ class Template:
     param: str | None
     preference: Callable[[Variant], Preference]
     default: Callable[[Variant], Preference]
-    scenario: Callable[["Ctx", Variant], Scenario]
+    scenario: Callable[[Ctx, Variant], Scenario]
     variants: tuple[Variant, ...]
 
     @property
@@ -86,7 +87,7 @@ class LearningKind:
     key: str
     domain: str
     tools: tuple[str, ...]
-    build: Callable[["Ctx", "Avoid"], LearningDraft]
+    build: Callable[[Ctx, Avoid], LearningDraft]
 
 
 @dataclass

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from longview.suites.atr.generator.templates import (
-    Variant,
     Avoid,
     Ctx,
     LearningDraft,
@@ -11,6 +10,7 @@ from longview.suites.atr.generator.templates import (
     Scenario,
     Template,
     V,
+    Variant,
     arrange,
     confirm_t,
     enum_t,
