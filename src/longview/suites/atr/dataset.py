@@ -283,7 +283,7 @@ def load_dir(path: Path, name: str, known_tools: set[str]) -> Dataset:
         raise DataError(str(path), "<dataset>", "<path>", "at least one episode *.json file")
     eps = [load_episode(p, known_tools) for p in files]
     seen: set[str] = set()
-    for p, ep in zip(files, eps):
+    for p, ep in zip(files, eps, strict=True):
         if ep.persona_id in seen:
             raise DataError(str(p), ep.episode_id, "persona_id", f"unique persona ids (duplicate '{ep.persona_id}')")
         seen.add(ep.persona_id)

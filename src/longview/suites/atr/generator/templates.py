@@ -349,12 +349,12 @@ def arrange(
         _, key, value = default
         recs[pick][1][key] = value
     elif default == "top_rated":
-        for (_, a), r in zip(recs, ratings(rng, n, pick)):
+        for (_, a), r in zip(recs, ratings(rng, n, pick), strict=True):
             a["rating"] = r
     elif default in ("cheapest", "cheapest_night"):
         key = "price" if default == "cheapest" else "price_per_night"
         base_price = v.knobs.get("price", 40.0)
-        for (_, a), p in zip(recs, prices(rng, n, pick, base_price, base_price * 0.6)):
+        for (_, a), p in zip(recs, prices(rng, n, pick, base_price, base_price * 0.6), strict=True):
             a[key] = p
     elif default == "closest":
         for i, (_, a) in enumerate(recs):

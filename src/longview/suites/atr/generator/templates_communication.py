@@ -43,7 +43,7 @@ def message(ctx: Ctx, sender: str, subject: str, body: str, **extra) -> dict:
 def inbox_noise(ctx: Ctx, n: int, av: Avoid | None = None, skip: str = "") -> list[dict]:
     people = [p for p in PEOPLE if p != skip]
     people = av.sample(ctx.rng, people, n) if av else ctx.rng.sample(people, n)
-    return [message(ctx, p, subj, f"Quick note about {subj}.") for p, (subj, _) in zip(people, ctx.rng.sample(TOPICS, n))]
+    return [message(ctx, p, subj, f"Quick note about {subj}.") for p, (subj, _) in zip(people, ctx.rng.sample(TOPICS, n), strict=True)]
 
 
 def folders(ctx: Ctx, names: list[tuple[str, str]]) -> list[dict]:
