@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from longview.suites.atr.dataset import Domain
 from longview.suites.atr.generator.templates import (
     Avoid,
     Ctx,
@@ -20,7 +21,7 @@ from longview.suites.atr.generator.templates import (
 )
 from longview.suites.atr.preference import Step
 
-D = "commerce"
+D: Domain = "commerce"
 BRANDS = ["Northfield", "Copper Kettle", "Harbor Lane", "Sunpeak", "Bluestem", "Oakhaven", "Greywell",
           "Marigold", "Tidewater", "Cinderhill", "Larkspur", "Redwing", "Juniper Row", "Stonebridge"]
 SERVICES = [("StreamNest", "video streaming"), ("Melody Cloud", "music streaming"), ("FreshCrate", "meal kits"),

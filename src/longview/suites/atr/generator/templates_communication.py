@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from longview.suites.atr.dataset import Domain
 from longview.suites.atr.generator.templates import (
     Avoid,
     Ctx,
@@ -19,7 +20,7 @@ from longview.suites.atr.generator.templates import (
 )
 from longview.suites.atr.preference import Step
 
-D = "communication"
+D: Domain = "communication"
 PEOPLE = ["Dana Whitaker", "Luis Ortega", "Amara Cole", "Grant Ellison", "Yuki Tanaka", "Rosa Delgado",
           "Martin Kowal", "Priscilla Hunt", "Omar Farouk", "Jenna Marsh", "Theo Lindqvist", "Carmen Ruiz"]
 TOPICS = [("the Thursday planning call", "I can join but will be ten minutes late"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from longview.suites.atr.dataset import Domain
 from longview.suites.atr.generator.templates import (
     Avoid,
     Ctx,
@@ -22,7 +23,7 @@ from longview.suites.atr.generator.templates import (
 )
 from longview.suites.atr.preference import Step
 
-D = "reservation"
+D: Domain = "reservation"
 RESTAURANTS = ["Lantern House", "Saffron Table", "Blue Heron Kitchen", "Cedar & Salt", "Little Fig", "Ember Room",
                "Olive Branch Bistro", "The Copper Pot", "Juniper Hall", "Maple Street Grill", "Casa Verano",
                "Golden Lotus", "Tin Roof Eatery", "Willow Tavern", "Harvest Moon Diner", "Rosemary Lane"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from longview.suites.atr.dataset import Domain
 from longview.suites.atr.generator.templates import (
     Avoid,
     Ctx,
@@ -20,7 +21,7 @@ from longview.suites.atr.generator.templates import (
 )
 from longview.suites.atr.preference import Step
 
-D = "travel"
+D: Domain = "travel"
 AIRLINES = ["Skyway", "Pelican Airlines", "Zephyr Jet", "Cardinal Air", "Summit Airways", "Bluebird Air"]
 FAR_CITIES = ["Denver", "Boston", "Miami", "Phoenix", "Nashville", "San Diego", "Minneapolis", "Baltimore",
               "Salt Lake City", "Raleigh", "Kansas City", "Pittsburgh"]
