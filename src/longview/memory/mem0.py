@@ -94,7 +94,7 @@ class Mem0Memory:
         else:
             self.embedder, self.dims = make_hashing_embeddings(), DIM
         self.chunks: list[str] = []
-        self._mem = None
+        self._mem: Any = None  # a mem0 Memory once _client() has built it
         self._dir: str | None = None
 
     def _client(self):

@@ -107,7 +107,7 @@ def headline(run: RunData | None, suite: Suite, spec: ProfileSpec, model: str, n
     line.update(floor=floor and floor["value"], ceiling=ceiling and ceiling["value"],
                 floor_agent=floor and floor["agent"], ceiling_agent=ceiling and ceiling["agent"])
     value = _num(row["metrics"].get(metric)) if row else None
-    if value is None:
+    if value is None or row is None:  # row is None implies value is None; spelled out for the type checker
         why = "no scored cell"
         if row and row.get("abort_reasons"):
             why = f"{row.get('n_aborted', 0)} cell(s) aborted: {next(iter(row['abort_reasons'].values()))[:160]}"

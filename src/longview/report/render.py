@@ -127,7 +127,7 @@ def _scalar_extras(rows: list[dict[str, Any]]) -> list[str]:
 def _numeric_maps(obj: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], dict, dict | None]]:
     """(path, name -> number, name -> count) for every mapping of numbers nested in a row's own
     fields (atr: breakdown.by_domain with breakdown.n_by_domain; tsacc_pass_k)."""
-    out = []
+    out: list[tuple[tuple[str, ...], dict, dict | None]] = []
     if not isinstance(obj, dict):
         return out
     for k, v in obj.items():
@@ -169,8 +169,8 @@ def suite_section(page: Page, suite: str, members: list[int], comparisons: list[
     titles = ([""] if multi else []) + ["", "", "units scored (+aborted cells, −units missing)"]
     for n in names:
         info = metrics_info.get(n, {})
-        judged = f" · judged by {info.get('by')}" if info.get("kind") == "judged" else ""
-        titles.append(f"{info.get('description', '')}{judged}")
+        judged_by = f" · judged by {info.get('by')}" if info.get("kind") == "judged" else ""
+        titles.append(f"{info.get('description', '')}{judged_by}")
     titles += [""] * len(extras)
     body = []
     for ri, run, row in entries:

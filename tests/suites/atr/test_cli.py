@@ -9,11 +9,11 @@ import pytest
 from click.testing import CliRunner
 
 from longview.cli import app
-from longview.kernel.errors import ConfigError
-from longview.kernel.models.usage import add_summaries
 from longview.harness import run as harness
 from longview.harness.options import RunConfig
 from longview.harness.roles import parse_role_params
+from longview.kernel.errors import ConfigError
+from longview.kernel.models.usage import add_summaries
 
 runner = CliRunner()
 

@@ -9,10 +9,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-
 from longview.harness import run as harness
 from longview.harness.options import RunConfig
-
 
 
 def completion(call_name: str, args: dict) -> dict:
@@ -75,7 +73,7 @@ class Server:
 def test_retries_then_completes_and_dead_model_aborts_alone(episodes, tmp_path):
     t0 = time.monotonic()
     with Server() as srv:
-        opts = RunConfig(suite="atr", 
+        opts = RunConfig(suite="atr",
             dataset=str(episodes), agents=["ref:oracle"], models=["hosted_vllm/flaky", "hosted_vllm/dead"],
             variants=["oracle_target"], api_base=srv.url, out=tmp_path / "run", no_cache=True,
             max_attempts=3, retry_base_delay=0.01, units=1, max_concurrency=1,

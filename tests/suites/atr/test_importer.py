@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from longview.kernel.errors import DataError
-from longview.kernel.trace import iter_trace
 from longview.harness import run as harness
 from longview.harness.options import RunConfig
+from longview.kernel.errors import DataError
+from longview.kernel.trace import iter_trace
 from longview.suites.atr.importer import load_atrbench
 
 ROOT = Path(__file__).parents[2] / "fixtures/atrbench"

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from longview.kernel.agent import AssistantTurn, ToolCall
-from longview.kernel.models import register_script, unregister_script
 from longview.harness import run as harness
 from longview.harness.options import RunConfig
+from longview.kernel.agent import AssistantTurn, ToolCall
+from longview.kernel.models import register_script, unregister_script
 
 ROOT = Path(__file__).parents[2] / "fixtures/atrbench"
 GOLDEN = Path(__file__).parents[2] / "golden/atr/llm_pipeline_scorecard.json"
@@ -63,7 +63,7 @@ def scripts():
 
 
 def test_llm_pipeline_matches_golden(scripts, tmp_path):
-    opts = RunConfig(suite="atr", 
+    opts = RunConfig(suite="atr",
         dataset=f"atrbench:{ROOT}", agents=[], models=["mock/pipe-agent"], variants=["default", "atr", "oracle_target"],
         role_models={"router": "mock/pipe-router", "classifier": "mock/pipe-classifier", "user": "mock/pipe-user"},
         units=1, max_turns=3, out=tmp_path / "run",

@@ -20,7 +20,7 @@ from longview.kernel.models import (
     unregister_script,
 )
 from longview.kernel.session import TerminationReason, run_session
-from longview.kernel.tools import Toolkit, ToolKind, tool
+from longview.kernel.tools import ToolKind, Toolkit, tool
 from longview.kernel.trace import TraceWriter
 from longview.suites.atr.dataset import ActionStep, LearningSession, LocalEnv, StandingRule
 from longview.suites.atr.llm_scaffold import (

@@ -91,7 +91,7 @@ def cell(
     learning = [
         LearningRecord(session_id=sid, domain="commerce", termination="task_complete", turns=4,
                        asks=[AskRecord(turn=i, span="a question", rule_id=r) for i, r in enumerate(session)])
-        for sid, session in zip(LEARNING_IDS, asks or [])
+        for sid, session in zip(LEARNING_IDS, asks or [], strict=False)
     ]
     return CellRecord(agent=agent, variant=variant, persona_id=persona, status="complete",
                       learning=learning, tests=records_for(passing))

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
-
 from longview.suites.atr.metrics import PersonaMetrics
 from longview.suites.atr.paper import (
-    ModelRow, acquisition_marks, cohort_summary, embedded_scaffold_note, marked,
+    ModelRow,
+    acquisition_marks,
+    cohort_summary,
+    embedded_scaffold_note,
+    marked,
 )
 
 

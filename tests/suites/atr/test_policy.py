@@ -195,9 +195,9 @@ def test_imported_tracker_entry_and_event_window() -> None:
 
 
 def test_reference_agents_tool_calls_succeed_on_imported_episodes(tmp_path: Path) -> None:
-    from longview.kernel.trace import iter_trace
     from longview.harness.options import RunConfig
     from longview.harness.run import run
+    from longview.kernel.trace import iter_trace
 
     root = FIXTURES.parents[1]
     store, _ = run(RunConfig(suite="atr", dataset=f"atrbench:{root}", agents=["reference"], out=tmp_path / "run"))

@@ -92,7 +92,7 @@ class ScriptedAgents:
 @pytest.mark.parametrize("behaviour", ["gold", "narrate1", "narrate2", "empty1"])
 def test_scripted_release_behaviours_pass_every_oracle_test_session(episodes, tmp_path, behaviour):
     with ScriptedAgents() as srv:
-        opts = RunConfig(suite="atr", 
+        opts = RunConfig(suite="atr",
             dataset=str(episodes), models=[f"hosted_vllm/{behaviour}"], variants=["oracle_target"],
             api_base=srv.url, out=tmp_path / "run", cache_dir=tmp_path / "cache", max_attempts=1,
         )

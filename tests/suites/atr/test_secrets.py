@@ -3,11 +3,10 @@ even when the agent under test repeats it."""
 
 from __future__ import annotations
 
-
-from longview.kernel.agent import AssistantTurn, ToolCall
-from longview.kernel.models import register_script, unregister_script
 from longview.harness import run as harness
 from longview.harness.options import RunConfig
+from longview.kernel.agent import AssistantTurn, ToolCall
+from longview.kernel.models import register_script, unregister_script
 
 KEY = "sk-test-PLANTED-0123456789abcdef"
 

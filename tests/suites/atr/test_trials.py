@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from longview.domains.personal import all_tool_names, safe_fields
-from longview.kernel.agent import ToolCall
 from longview.harness import run as harness
 from longview.harness.options import RunConfig
+from longview.harness.suite import Cell
+from longview.kernel.agent import ToolCall
 from longview.suites.atr.dataset import load_episode
 from longview.suites.atr.records import CellRecord, TestRecord
-from longview.harness.suite import Cell
 from longview.suites.atr.scorecard import build_scorecard
 
 ROOT = Path(__file__).parents[2] / "fixtures/atrbench"

@@ -90,7 +90,7 @@ class SplitwiseApp(AppBase):
         bal = {m: 0.0 for m in g.member_emails}
         for e in self.state.expenses:
             if e.group_id == group_id:
-                for d, a in zip(e.debtor_emails, e.debt_amounts):
+                for d, a in zip(e.debtor_emails, e.debt_amounts, strict=False):
                     bal[e.payer_email] = bal.get(e.payer_email, 0.0) + a
                     bal[d] = bal.get(d, 0.0) - a
         return {"group_id": group_id, "balances": {k: round(v, 2) for k, v in bal.items()}}

@@ -28,6 +28,7 @@ def _unescape(raw: bytes) -> str:
                 i += 2
             elif 0x30 <= n <= 0x37:
                 m = re.match(rb"[0-7]{1,3}", raw[i + 1:i + 4])
+                assert m is not None  # raw[i + 1] is an octal digit, so the match cannot fail
                 out.append(int(m.group(0), 8) & 0xFF)
                 i += 1 + len(m.group(0))
             elif n in (0x0A, 0x0D):

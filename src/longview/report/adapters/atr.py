@@ -79,7 +79,7 @@ def table3(scorecard: dict[str, Any]) -> Section:
         for key in ("rule_cov", "acq_prec", "applied_rate"):
             cells += [_pct(_m(line[v], key)) for v in LEARNING]
         gap = next((r.get("gap") for r in line.values() if r is not None and r.get("gap") is not None), None)
-        cells += [_pct(gap)] + [_pct(line[v].get("gap_rec")) if line[v] else None for v in LEARNING]
+        cells += [_pct(gap)] + [_pct(row_v.get("gap_rec")) if (row_v := line[v]) else None for v in LEARNING]
         rows.append(cells)
     return Section(title="Table 3 · main scorecard (paper shape)",
                    note="Persona-macro. TSAcc, Cov, AcqPrec, App, Gap and GapRec in %; Ask is RuleAsk per learning "
@@ -99,8 +99,8 @@ def table4(scorecard: dict[str, Any]) -> Section:
 
         def mean(key: str, rec: bool = False, lines_: list = present, v: str = v) -> float | None:
             xs = [(ln[v].get("gap_rec") if rec else _m(ln[v], key)) for ln in lines_]
-            xs = [x for x in xs if x is not None]
-            return sum(xs) / len(xs) if xs else None
+            vals = [x for x in xs if x is not None]
+            return sum(vals) / len(vals) if vals else None
 
         active = sum(1 for ln in present if (_m(ln[v], "rule_ask") or 0) >= 0.5)
         rows.append(["ATR" if v == ATR else "Always", _r2(mean("rule_ask")), _pct(mean("rule_cov")),

@@ -9,7 +9,7 @@ JSONL file in longview's format. ``generate`` writes a cohort from a seed with i
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -23,11 +23,11 @@ app = typer.Typer(help="ATR (ask-to-remember) tools: generate a cohort, calibrat
 @app.command()
 def calibrate(
     role: Annotated[str, typer.Argument(help="router or classifier.")],
-    calibration_set: Annotated[Optional[str], typer.Option("--set", help="builtin (default), atrbench:PATH, or a JSONL file.")] = None,
-    json_out: Annotated[Optional[Path], typer.Option("--json", help="Write precision, recall, exact_accuracy (span_exact) and rows here.")] = None,
-    router_model: Annotated[Optional[str], typer.Option(help="Calibrate this Router model instead of the embedded one.")] = None,
-    classifier_model: Annotated[Optional[str], typer.Option(help="Calibrate this Classifier model instead of the embedded one.")] = None,
-    api_base: Annotated[Optional[str], typer.Option(help="Endpoint URL for the model.")] = None,
+    calibration_set: Annotated[str | None, typer.Option("--set", help="builtin (default), atrbench:PATH, or a JSONL file.")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write precision, recall, exact_accuracy (span_exact) and rows here.")] = None,
+    router_model: Annotated[str | None, typer.Option(help="Calibrate this Router model instead of the embedded one.")] = None,
+    classifier_model: Annotated[str | None, typer.Option(help="Calibrate this Classifier model instead of the embedded one.")] = None,
+    api_base: Annotated[str | None, typer.Option(help="Endpoint URL for the model.")] = None,
     no_cache: Annotated[bool, typer.Option(help="Do not read or write the disk response cache.")] = False,
     errors: Annotated[int, typer.Option(help="How many disagreements to list.")] = 20,
 ) -> None:

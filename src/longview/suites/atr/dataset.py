@@ -204,17 +204,17 @@ def _check_refs(ep: Episode, known_tools: set[str], file: str) -> None:
             need_tool(st.tool, rec, f"gold_trajectory.{j}.tool")
         for j, t in enumerate(s.expected_tools):
             need_tool(t, rec, f"expected_tools.{j}")
-    for i, s in enumerate(ep.test_sessions):
-        rec = f"{ep.episode_id}/test_sessions[{i}] ({s.session_id})"
-        if s.rule_id not in rid:
-            raise DataError(file, rec, "rule_id", f"unknown rule '{s.rule_id}' (not in this episode's rules)")
-        for j, t in enumerate(s.local_env.tools):
+    for i, ts in enumerate(ep.test_sessions):
+        rec = f"{ep.episode_id}/test_sessions[{i}] ({ts.session_id})"
+        if ts.rule_id not in rid:
+            raise DataError(file, rec, "rule_id", f"unknown rule '{ts.rule_id}' (not in this episode's rules)")
+        for j, t in enumerate(ts.local_env.tools):
             need_tool(t, rec, f"local_env.tools.{j}")
-        for j, a in enumerate(s.labels.task_success.required_actions):
+        for j, a in enumerate(ts.labels.task_success.required_actions):
             need_tool(a.tool, rec, f"labels.task_success.required_actions.{j}.tool")
-    for j, r in enumerate(ep.metadata.selected_rules):
-        if r not in rid:
-            raise DataError(file, f"{ep.episode_id}/metadata", f"selected_rules.{j}", f"unknown rule '{r}'")
+    for j, rule_id in enumerate(ep.metadata.selected_rules):
+        if rule_id not in rid:
+            raise DataError(file, f"{ep.episode_id}/metadata", f"selected_rules.{j}", f"unknown rule '{rule_id}'")
 
 
 def load_episode(path: Path, known_tools: set[str]) -> Episode:
@@ -236,7 +236,7 @@ def load_episode(path: Path, known_tools: set[str]) -> Episode:
             ident = (item.get("rule_id") or item.get("session_id")) if isinstance(item, dict) else None
             rec = f"{record}/{loc[0]}[{loc[1]}]" + (f" ({ident})" if ident else "")
             loc = loc[2:]
-        raise DataError.from_error(file, rec, loc, err) from None
+        raise DataError.from_error(file, rec, loc, dict(err)) from None
     _check_ids(ep, file)
     _check_refs(ep, known_tools, file)
     return ep
@@ -283,7 +283,7 @@ def load_dir(path: Path, name: str, known_tools: set[str]) -> Dataset:
         raise DataError(str(path), "<dataset>", "<path>", "at least one episode *.json file")
     eps = [load_episode(p, known_tools) for p in files]
     seen: set[str] = set()
-    for p, ep in zip(files, eps):
+    for p, ep in zip(files, eps, strict=True):
         if ep.persona_id in seen:
             raise DataError(str(p), ep.episode_id, "persona_id", f"unique persona ids (duplicate '{ep.persona_id}')")
         seen.add(ep.persona_id)

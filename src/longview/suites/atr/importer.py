@@ -63,7 +63,7 @@ def load_atrbench(root: Path) -> Dataset:
     tools = all_tool_names()
     episodes = [load_episode(p, tools) for p in files]
     seen: dict[str, Path] = {}
-    for p, ep in zip(files, episodes):
+    for p, ep in zip(files, episodes, strict=True):
         if ep.persona_id in seen:
             # One episode per persona: several seeds of a persona are separate runs, not one cohort.
             raise DataError(str(p), ep.episode_id, "persona_id", f"one episode per persona ('{ep.persona_id}' also in {seen[ep.persona_id]})")

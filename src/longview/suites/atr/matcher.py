@@ -16,7 +16,8 @@ providers stringify nested objects) is parsed first.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from pydantic import BaseModel, Field
 

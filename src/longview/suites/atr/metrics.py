@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field
 from longview.kernel.errors import LongviewError
 from longview.suites.atr.dataset import Episode
 from longview.suites.atr.matcher import match_action
-from longview.suites.atr.records import CellRecord
+from longview.suites.atr.records import CellRecord, TestRecord
 
 METRICS: tuple[str, ...] = ("tsacc", "rule_ask", "rule_cov", "acq_prec", "applied_rate")
 # Diagnostics scored per persona alongside METRICS (the scorecard may show them; see .paper).
@@ -99,11 +99,11 @@ def _check_learning(cell: CellRecord, ep: Episode, where: str) -> None:
 def _verdicts(
     cell: CellRecord, ep: Episode, safe_fields: Callable[[str], set[str]], where: str
 ) -> list[TestVerdict]:
-    records = {}
-    for rec in cell.tests:
-        if rec.session_id in records:
-            raise ScoringError(f"{where}: duplicate test record {rec.session_id}")
-        records[rec.session_id] = rec
+    records: dict[str, TestRecord] = {}
+    for tr in cell.tests:
+        if tr.session_id in records:
+            raise ScoringError(f"{where}: duplicate test record {tr.session_id}")
+        records[tr.session_id] = tr
     unknown = sorted(set(records) - {s.session_id for s in ep.test_sessions})
     if unknown:
         raise ScoringError(f"{where}: test records for sessions not in the episode: {unknown}")

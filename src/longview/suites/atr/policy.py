@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 from longview.suites.atr.dataset import CheckType, Reference, StandingRule, TestSession
 from longview.suites.atr.preference import Preference, Selector, Step, TaskFrame
@@ -326,7 +326,7 @@ def oracle_behaviour(session: TestSession, rule: StandingRule) -> Preference:
             (param, ids), *_ = sorted(id_slots.items())
             return Preference(tool=target, param=param, select=_id_selector(ids if isinstance(ids, list) else [ids]), confirm=True)
         return Preference(tool=target, confirm=True)
-    param = rule.action_step.param or (gold.compare_args or [None])[0]
+    param = rule.action_step.param or (gold.compare_args[0] if gold.compare_args else None)
     value = gold.arguments.get(param) if param else None
     if check is CheckType.PARAM_ID and param:
         ids = value if isinstance(value, list) else [value]
@@ -397,7 +397,8 @@ def blind_default(session: TestSession, rule: StandingRule | None = None) -> Pre
     if param.endswith(("_id", "_ids")):
         refs = _refs_of(session, param)
         attrs = Counter(k for r in refs for k, v in r["attributes"].items() if isinstance(v, (int, float)))
-        for key, op in (("rating", "max"), ("price", "min"), ("price_per_night", "min")):
+        picks: tuple[tuple[str, Literal["max", "min"]], ...] = (("rating", "max"), ("price", "min"), ("price_per_night", "min"))
+        for key, op in picks:
             if attrs.get(key):
                 return Preference(tool=gold.tool, param=param, select=Selector(attribute=key, op=op))
         return Preference(tool=gold.tool, param=param, select=Selector(attribute="id", op="ne", value=None))

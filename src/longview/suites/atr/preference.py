@@ -28,7 +28,7 @@ class Selector(BaseModel):
         "contains / is one of `value`; max/min take the record with the largest/smallest attribute."
     )
     value: Any = Field(default=None, description="Comparison value for eq/ne/contains/in.")
-    then: "Selector | None" = Field(default=None, description="Refinement applied to the survivors.")
+    then: Selector | None = Field(default=None, description="Refinement applied to the survivors.")
 
 
 class Preference(BaseModel):

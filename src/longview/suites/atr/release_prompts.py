@@ -57,7 +57,7 @@ def sections(path: Path) -> dict[str, str]:
         return {"": text.strip()}
     if parts[0].strip():
         raise DataError(str(path), "<file>", "<root>", "no text before the first '--- name ---' line")
-    return {name: body.strip() for name, body in zip(parts[1::2], parts[2::2])}
+    return {name: body.strip() for name, body in zip(parts[1::2], parts[2::2], strict=True)}
 
 
 def _read(path: Path) -> str:

@@ -62,11 +62,12 @@ def _lines(sc: Scorecard) -> list[tuple[str, dict[str, Row | None]]]:
     for group in dict.fromkeys(r.group for r in sc.rows):
         d, o = bound_rows(sc.rows, group)
         learners = list(dict.fromkeys(r.agent for r in sc.rows if r.group == group and r.variant in _LEARNING))
-        for agent in learners or [None]:
+        agents: list[str | None] = [*learners] or [None]
+        for agent in agents:
             line: dict[str, Row | None] = {DEFAULT_VARIANT: d, ORACLE_VARIANT: o}
             for v in _LEARNING:
                 line[v] = sc.row(agent, v) if agent else None
-            out.append((agent if len(learners) > 1 else group, line))
+            out.append((agent if agent is not None and len(learners) > 1 else group, line))
     return out
 
 
@@ -75,7 +76,7 @@ def paper_table(sc: Scorecard) -> Table:
     † marks a rate resting on negligible acquisition (fewer than 5 acquired rules)."""
     t = Table(title="ATR main scorecard (persona-macro, fractions; † = negligible acquisition)")
     t.add_column("Model")
-    heads = [("TSAcc", "tsacc", (DEFAULT_VARIANT, "atr", "always_ask", ORACLE_VARIANT))]
+    heads: list[tuple[str, str, tuple[str, ...]]] = [("TSAcc", "tsacc", (DEFAULT_VARIANT, "atr", "always_ask", ORACLE_VARIANT))]
     heads += [(h, k, _LEARNING) for h, k in (("Ask", "rule_ask"), ("Cov", "rule_cov"), ("AcqPrec", "acq_prec"),
                                               ("App", "applied_rate"))]
     short = {DEFAULT_VARIANT: "Def.", "atr": "ATR", "always_ask": "Alw.", ORACLE_VARIANT: "Orc."}
@@ -88,7 +89,7 @@ def paper_table(sc: Scorecard) -> Table:
     for label, line in _lines(sc):
         cells = [_paper_cell(line[v], k) for _, k, vs in heads for v in vs]
         gap = next((r.gap for r in line.values() if r is not None), None)
-        recs = [fmt(line[v].gap_rec if line[v] else None) for v in _LEARNING]
+        recs = [fmt(r.gap_rec if (r := line[v]) else None) for v in _LEARNING]
         t.add_row(label, *cells, fmt(gap), *recs)
     return t
 

@@ -21,8 +21,8 @@ from longview.kernel.session import run_session
 from longview.suites.atr.context import CrossSessionContext, render_prior_statements
 from longview.suites.atr.dataset import Episode, LearningSession, TestSession
 from longview.suites.atr.protocol import LearningProtocol, TestProtocol
-from longview.suites.atr.release_prompts import PromptSet, release_system_prompt
 from longview.suites.atr.records import CellRecord, LearningRecord, TestRecord
+from longview.suites.atr.release_prompts import PromptSet, release_system_prompt
 from longview.suites.atr.scaffold import Classifier, KeywordRouter, Router, TopicClassifier
 from longview.suites.atr.user import ScriptedUser, UserSimulator
 from longview.suites.atr.variants import Variant, get_variant, system_prompt

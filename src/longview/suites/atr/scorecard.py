@@ -176,7 +176,7 @@ def _pass_k(scored: dict[str, list[PersonaMetrics]], trials: int) -> dict[str, f
     full = {p: ms for p, ms in scored.items() if len(ms) == trials}
     if trials < 2 or not full:
         return None
-    out = {}
+    out: dict[str, float] = {}
     for k in range(1, trials + 1):
         per_persona = {}
         for p, ms in full.items():
@@ -185,7 +185,7 @@ def _pass_k(scored: dict[str, list[PersonaMetrics]], trials: int) -> dict[str, f
                 for v in m.verdicts:
                     by_session.setdefault(v.session_id, []).append(v.passed)
             per_persona[p] = pass_hat_k(list(by_session.values()), k)
-        out[str(k)] = macro_mean(per_persona)  # type: ignore[assignment]
+        out[str(k)] = macro_mean(per_persona)  # type: ignore[assignment]  # None only if no persona has a test session
     return out
 
 
@@ -258,7 +258,7 @@ def build_scorecard(
         slot.setdefault(c.persona_id, []).append(c)
     rows = [
         _row(agent, variant, slot, episodes, safe_fields, seed, group_of(agent))
-        for (agent, variant), slot in sorted(slots.items(), key=lambda kv: _order(*kv[0], group_of(kv[0][0])))
+        for (agent, variant), slot in sorted(slots.items(), key=lambda kv: _order(kv[0][0], kv[0][1], group_of(kv[0][0])))
     ]
     _set_gaps(rows)
     return Scorecard(

@@ -16,11 +16,11 @@ from longview.harness.suite import Cell, RoleSpec, Suite
 from longview.kernel.agent import Agent
 from longview.suites.atr.agents import REFERENCE_AGENTS, make_reference_agent
 from longview.suites.atr.dataset import Dataset, load_dir
+from longview.suites.atr.paper import embedded_scaffold_note
 from longview.suites.atr.records import CellRecord
+from longview.suites.atr.release_prompts import prompt_set
 from longview.suites.atr.runner import Scaffold, run_cell, scaffold_for
 from longview.suites.atr.scorecard import Scorecard, build_scorecard
-from longview.suites.atr.paper import embedded_scaffold_note
-from longview.suites.atr.release_prompts import prompt_set
 from longview.suites.atr.variants import MAIN_VARIANTS, get_variant
 
 if TYPE_CHECKING:

@@ -149,10 +149,10 @@ class ScriptedPA:
             setting = self.choose(attr, obs)
             return AssistantTurn(tool_calls=[self._call(attr.tool_name, {"setting": setting})] + self.first(attr, setting, kit))
         # After the user answered questions (elicitation).
-        setting = next(c.arguments.get("setting") for m in mine for c in m.tool_calls if c.name == attr.tool_name)
+        chosen = next(c.arguments.get("setting") for m in mine for c in m.tool_calls if c.name == attr.tool_name)
         if attr.id == "information_elicitation":
             asked = sum(1 for m in mine for c in m.tool_calls if c.name == RESPOND and c.arguments.get("questions"))
-            if setting == "iterative" and asked < len(kit.questions):
+            if chosen == "iterative" and asked < len(kit.questions):
                 return AssistantTurn(tool_calls=[self._call(RESPOND, {"answer": "One more thing.",
                                                                      "questions": [kit.questions[asked].text]})])
             calls = [self._call(c.name, dict(c.args)) for c in kit.calls]
@@ -211,7 +211,7 @@ class ScriptedPA:
         if a == "topic_management":
             todo = kit.calls if setting == "organize" else kit.calls[:1]
             calls = [c(x.name, {**x.args, "topic": x.topic}) for x in todo]
-            p["topics"] = [{"topic": x.topic, "text": kit.topic_texts[x.topic]} for x in todo]
+            p["topics"] = [{"topic": x.topic, "text": kit.topic_texts[x.topic]} for x in todo]  # type: ignore[index]  # topic_management kits give every call a topic
             if setting == "organize":
                 p["answer"] = kit.answer
             else:

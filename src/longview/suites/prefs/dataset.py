@@ -20,8 +20,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from longview.kernel.errors import DataError
 from longview.kernel.stats import seed_from
-from longview.suites.prefs.model import CONTEXTS, taxonomy
-from longview.suites.prefs.scenes import Scene, SceneBuilder
+from longview.suites.prefs.model import CONTEXTS, Context, taxonomy
+from longview.suites.prefs.scenes import Scene, SceneBuilder, SceneKind
 from longview.suites.prefs.world import PrefsWorld, Record
 
 START = date(2026, 1, 5)
@@ -174,7 +174,7 @@ def _user(i: int, seed: int) -> UserData:
     # -- timeline ----------------------------------------------------------------------------
     tax = taxonomy()
     srng = random.Random(seed_from(seed, uid, "timeline"))
-    slots: list[tuple[int, str, str, str]] = []  # (day, kind, context, attribute)
+    slots: list[tuple[int, SceneKind, Context, str]] = []  # (day, kind, context, attribute)
     changed = {(c.context, c.attribute): c for c in changes}
     for c in CONTEXTS:
         for a in tax.ids:
@@ -201,8 +201,9 @@ def _user(i: int, seed: int) -> UserData:
     for r in (r for sc in sessions for r in sc.records):
         world.add(r)
     trng = random.Random(seed_from(seed, uid, "trips"))
-    for k, (c, dest) in enumerate([("work", trng.choice(["Lisbon", "Oslo", "Toronto"])),
-                                   ("personal", trng.choice(["Porto", "Kyoto", "Edinburgh"]))]):
+    trips: list[tuple[Context, str]] = [("work", trng.choice(["Lisbon", "Oslo", "Toronto"])),
+                                        ("personal", trng.choice(["Porto", "Kyoto", "Edinburgh"]))]
+    for k, (c, dest) in enumerate(trips):
         d = trng.randint(20, 100)
         world.add(Record(id=f"trp_{uid}_{k}", type="trip", context=c, visible_from=date_of(d, -30),
                          attrs={"destination": dest, "depart": date_of(d), "return": date_of(d, 4), "status": "booked"}))

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from longview.kernel.errors import DataError
 
-CONTEXTS = ("work", "personal")
+CONTEXTS: tuple[Context, ...] = ("work", "personal")
 Context = Literal["work", "personal"]
 
 

@@ -99,9 +99,9 @@ def run_qc(ds: PrefsDataset) -> QCReport:
         if days != sorted(days):
             report.problems.append(f"{u.id}: sessions out of date order")
         said = [Said(sid=s.sid, kind=s.kind, text=s.request, trigger="request") for s in ud.sessions + ud.final_probes + ud.pre_probes]
-        a = audit(said)
-        report.leaks += a["leaks"]
-        report.problems += [f"{u.id}: leak in {x['sid']}: {x['why']}" for x in a["examples"]]
+        aud = audit(said)
+        report.leaks += aud["leaks"]
+        report.problems += [f"{u.id}: leak in {x['sid']}: {x['why']}" for x in aud["examples"]]
         asyncio.run(_enact(ud, report)) if not _running_loop() else None
     return report
 

@@ -219,7 +219,9 @@ class Timeline:
         if opening is None and scene.opening == "user":  # an event notice is not the user speaking
             self.said.append(Said(sid=scene.sid, kind=scene.kind, text=scene.request, trigger="request"))
         try:
-            outcome = await run_session(agent, wrapper, proto, system=self._system(scene, memory, target), opening=first,
+            # Wrapper duck-types Toolkit (schemas/call/spec); kernel's run_session is annotated with the class.
+            outcome = await run_session(agent, wrapper, proto,  # type: ignore[arg-type]
+                                        system=self._system(scene, memory, target), opening=first,
                                         session_id=sid, phase=scene.kind, trace=trace, max_turns=self.max_turns,
                                         clock=clock, trigger="notification" if scene.opening == "event" and opening is None
                                         else "user")
@@ -229,7 +231,7 @@ class Timeline:
         return wrapper.r, core, outcome, proto
 
     # -- probes -----------------------------------------------------------------------------------
-    async def probe(self, scene: Scene, kind: str, repeat: int = 0) -> ProbeRecord:
+    async def probe(self, scene: Scene, kind: Literal["final", "pre"], repeat: int = 0) -> ProbeRecord:
         async with self._slot():
             world = self.world.branch()
             for rec in scene.records:
@@ -292,7 +294,8 @@ class Timeline:
             if opening is not None:
                 for m in opening:
                     if m.role == "user":
-                        trig = "consequence" if m is opening[-2] else "new_rule" if m is opening[-1] else "request"
+                        trig: Literal["consequence", "new_rule", "request"] = (
+                            "consequence" if m is opening[-2] else "new_rule" if m is opening[-1] else "request")
                         self.said.append(Said(sid=scene.sid, kind="change", text=m.content or "", trigger=trig))
             self.corrections += any(s.sid == scene.sid and s.trigger == "mismatch" for s in self.said[-4:])
             self.memory.observe(scene.sid, memory_record(outcome.messages, proto), when=f"{scene.day} {scene.context}")

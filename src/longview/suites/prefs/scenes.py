@@ -10,12 +10,14 @@ the checks read it to know what a reply refers to, the wrapper never sees it.
 from __future__ import annotations
 
 import random
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from longview.suites.prefs.model import Context
 from longview.suites.prefs.world import Record
 
+SceneKind = Literal["accumulation", "change", "probe_final", "probe_pre"]
 Role = Literal["read", "task", "internal", "external", "extra", "blocked", "recovery"]
 
 
@@ -80,7 +82,7 @@ class Scene(BaseModel):
 
 # ------------------------------------------------------------------------------------------
 # Entity pools (fictional)
-POOLS = {
+POOLS: dict[str, dict[str, list[Any]]] = {
     "work": {
         "people": [("Priya Raman", "project lead"), ("Tomas Berg", "finance partner"), ("Ada Okoye", "client manager"),
                    ("Marcus Lee", "team member"), ("Helen Park", "director"), ("Jonah Reyes", "vendor contact")],
@@ -130,18 +132,18 @@ class SceneBuilder:
     def __init__(self, user: str, rng: random.Random, date_of) -> None:
         self.user, self.rng, self.date_of = user, rng, date_of
 
-    def person(self, ctx: str, sid: str, k: int = 0) -> Record:
+    def person(self, ctx: Context, sid: str, k: int = 0) -> Record:
         name, role = self.rng.choice(POOLS[ctx]["people"])
         return Record(id=f"per_{sid}_{k}", type="person", context=ctx, visible_from="2000-01-01",
                       attrs={"name": name, "role": role, "email": name.lower().replace(" ", ".") + "@example.org"})
 
-    def event(self, ctx: str, sid: str, day: str, k: int = 0, status: str = "confirmed") -> Record:
+    def event(self, ctx: Context, sid: str, day: str, k: int = 0, status: str = "confirmed") -> Record:
         title = self.rng.choice(POOLS[ctx]["events"])
         return Record(id=f"evt_{sid}_{k}", type="event", context=ctx, visible_from=self.date_of(day, -14),
                       attrs={"title": title, "day": self.date_of(day, self.rng.randint(2, 9)),
                              "time": self.rng.choice(TIMES), "status": status})
 
-    def build(self, sid: str, ctx: str, attr: str, kind: str, day: str) -> Scene:
+    def build(self, sid: str, ctx: Context, attr: str, kind: SceneKind, day: str) -> Scene:
         fn = getattr(self, f"_{FAMILY[attr]}")
         request, noun, kit, records, opening = fn(sid, ctx, attr, day)
         return Scene(sid=sid, user=self.user, context=ctx, attribute=attr, kind=kind, day=day, request=request,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -133,12 +133,12 @@ class PrefsSuite(Suite):
         from longview.users.base import ModelWording, VerbatimWording
 
         c = Components(wording=VerbatimWording())
-        if roles.client("user") is not None:
-            c.wording = ModelWording(roles.client("user"), roles.params("user"), USER_SYSTEM)
-        if roles.client("judge") is not None:
+        if (user_client := roles.client("user")) is not None:
+            c.wording = ModelWording(user_client, roles.params("user"), USER_SYSTEM)
+        if (judge_client := roles.client("judge")) is not None:
             from longview.suites.prefs.judge import BRSJudge
 
-            c.judge = BRSJudge(roles.client("judge"), roles.params("judge"))
+            c.judge = BRSJudge(judge_client, roles.params("judge"))
         return c
 
     def component_names(self, components: Components) -> dict[str, str]:
@@ -154,7 +154,7 @@ class PrefsSuite(Suite):
         from longview.suites.prefs.runner import PrefsCellResult, Timeline
         from longview.suites.prefs.simulator import audit
 
-        opts = ctx.options
+        opts = cast(PrefsOptions, ctx.options)  # the harness validates options with self.Options
         ud = ctx.dataset.get(ctx.cell.unit)  # type: ignore[attr-defined]
         memory = create(ctx.cell.variant, embedding=opts.embedding, user_id=ud.user.id)
         comps = ctx.components or Components()
@@ -218,7 +218,7 @@ class PrefsSuite(Suite):
                 "agent_turns": sum(c.agent_turns for c in cells),
             }
             rows.append(row)
-        brs_kind = "judged" if judged_any else "deterministic"
+        brs_kind: Literal["deterministic", "judged"] = "judged" if judged_any else "deterministic"
         return Scorecard(
             suite=self.name,
             dataset=DatasetInfo(name=dataset.name, sha256=dataset.sha256, units=len(dataset.unit_ids())),

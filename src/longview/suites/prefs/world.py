@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from longview.kernel.state import WorldState
 from longview.kernel.tools import ToolError, ToolKind, Toolkit, tool
+from longview.suites.prefs.model import Context
 
 INTERNAL, EXTERNAL = "internal", "external"
 
@@ -69,7 +70,7 @@ class WorldTools(Toolkit):
     _cache: dict[type, dict] = {}
     _schemas: dict[type, list] = {}
 
-    def __init__(self, world: PrefsWorld, context: str, today: str) -> None:
+    def __init__(self, world: PrefsWorld, context: Context, today: str) -> None:
         self.world, self.context, self.today = world, context, today
         specs = WorldTools._cache.get(type(self))
         if specs is None:  # deriving specs from signatures is slow; every session uses the same ones

@@ -97,7 +97,7 @@ def _only_questions(d: Delivered) -> bool:
 
 
 def render_text(segments: list[Segment]) -> str:
-    out = []
+    out: list[str] = []
     for s in segments:
         if s.kind == "step":
             out.append(f"{len([x for x in out if x[:1].isdigit()]) + 1}. {s.text}")
@@ -222,7 +222,7 @@ class Wrapper:
         return res
 
     # -- execution control ----------------------------------------------------------------------
-    def _decide(self, act: Action) -> str | None:
+    def _decide(self, act: Action) -> Literal["held", "dropped", "deferred"] | None:
         a, s = self.attr.id, self.r.selected
         if self.attr.kind == "action" and s is None:
             return "deferred"  # the required interaction-tool call comes first

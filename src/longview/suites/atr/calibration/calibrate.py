@@ -17,7 +17,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rich.table import Table
@@ -25,7 +25,7 @@ from rich.table import Table
 from longview.kernel.errors import CellAborted, DataError
 from longview.kernel.ids import parse_json
 from longview.suites.atr.dataset import ActionStep, CheckType, StandingRule
-from longview.suites.atr.scaffold import Classifier, RouteVerdict, Router
+from longview.suites.atr.scaffold import Classifier, Router, RouteVerdict
 
 RouterKind = Literal[
     "release_positive",  # a row of the release's sets, labelled positive (no finer kind given)
@@ -126,7 +126,7 @@ def _load(path: Path, model: type[RowT], check: Callable[[RowT], tuple[str, str]
             row = model.model_validate(data)
         except ValidationError as err:
             e = err.errors()[0]
-            raise DataError.from_error(file, record, list(e["loc"]), e) from None
+            raise DataError.from_error(file, record, list(e["loc"]), dict(e)) from None
         if row.id in seen:
             raise DataError(file, record, "id", f"unique id (already used on line {seen[row.id]})")
         seen[row.id] = n
@@ -284,7 +284,7 @@ async def _bounded(items: list[Awaitable[T]], concurrency: int) -> list[T]:
 
 
 async def _route(router: Router, row: RouterRow) -> RouterOutcome:
-    base = dict(id=row.id, kind=row.kind, label=row.label, gold_span=row.span)
+    base: dict[str, Any] = dict(id=row.id, kind=row.kind, label=row.label, gold_span=row.span)
     try:
         v: RouteVerdict = await router.route(row.output, row.reason)
     except CellAborted as e:
@@ -313,7 +313,7 @@ async def calibrate_router(
 
 
 async def _classify(classifier: Classifier, row: ClassifierRow) -> ClassifierOutcome:
-    base = dict(id=row.id, gold=row.gold, note=row.note)
+    base: dict[str, Any] = dict(id=row.id, gold=row.gold, note=row.note)
     try:
         rid = await classifier.classify(row.span, [r.to_standing_rule() for r in row.rules])
     except CellAborted as e:
@@ -405,8 +405,8 @@ def errors_table(cal: RouterCalibration | ClassifierCalibration, limit: int | No
     t = Table(title=f"Classifier disagreements · {cal.classifier}")
     for col in ("Id", "Gold", "Got", "Note / fault"):
         t.add_column(col)
-    for o in cal.errors()[:limit]:
-        t.add_row(o.id, o.gold or "null", NA if o.fault else (o.predicted or "null"), o.fault or o.note)
+    for co in cal.errors()[:limit]:
+        t.add_row(co.id, co.gold or "null", NA if co.fault else (co.predicted or "null"), co.fault or co.note)
     return t
 
 

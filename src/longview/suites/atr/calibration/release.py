@@ -97,7 +97,7 @@ def _rows(path: Path, model: type[BaseModel]) -> list[tuple[str, Any]]:
             out.append((f"line {n}", model.model_validate(data)))
         except ValidationError as err:
             e = err.errors()[0]
-            raise DataError.from_error(file, f"line {n}", list(e["loc"]), e) from None
+            raise DataError.from_error(file, f"line {n}", list(e["loc"]), dict(e)) from None
     if not out:
         raise DataError(file, "<file>", "<root>", "at least one row")
     return out

@@ -109,6 +109,7 @@ def required_action(t: Template, session_args: dict[str, dict[str, Any]], gold: 
         compare = ["target_tool", "target_params"] if params else ["target_tool"]
         return RequiredAction(tool="get_user_confirmation", arguments={"target_tool": t.tool, "target_params": params},
                               compare_args=compare)
+    assert t.param is not None  # param_id / param_enum templates always name their param (pick_t, enum_t)
     return RequiredAction(tool=t.tool, arguments={t.param: gold}, compare_args=[t.param])
 
 
@@ -307,7 +308,8 @@ def build_persona(seed: int, p: PersonaSeed, templates: list[Template] | None = 
         episode_id=f"{p.persona_id}_seed{seed:03d}", persona_id=p.persona_id,
         raw_persona={"persona_id": p.persona_id, "source": "longview synthetic persona", "traits": sorted(p.traits)},
         structured_persona=p.structured(), rules=rules, learning_sessions=learning, test_sessions=tests,
-        metadata=EpisodeMetadata(selected_rules=touched, seed=seed, generator=GENERATOR,
+        # EpisodeMetadata has extra="allow"; mypy without the pydantic plugin does not know that.
+        metadata=EpisodeMetadata(selected_rules=touched, seed=seed, generator=GENERATOR,  # type: ignore[call-arg]
                                  touched_fraction=round(len(touched) / len(rules), 4) if rules else 0.0,
                                  rule_count=len(rules), learning_session_count=len(learning),
                                  test_session_count=len(tests), anchor_date=anchor_date(seed, p).isoformat()))

@@ -10,6 +10,7 @@ choice recurs (behavioural leakage). :class:`QCReport` summarises a cohort.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -116,7 +117,7 @@ def domain_vocab(domain: str) -> set[str]:
     return words_of(parts) | words_of(sorted(GENERIC))
 
 
-def distinctive(rule: StandingRule, domain: str, persona_words: set[str] = frozenset()) -> set[str]:
+def distinctive(rule: StandingRule, domain: str, persona_words: AbstractSet[str] = frozenset()) -> set[str]:
     """Content words of a rule's text and answer that a ``domain`` learning session must not show."""
     return words_of([rule.rule_text, rule.canonical_answer]) - domain_vocab(domain) - persona_words
 
@@ -125,7 +126,7 @@ def session_text(s: LearningSession) -> list[Any]:
     return [s.reason_for_call, s.task_params, [r.model_dump(mode="json") for r in s.local_env.references]]
 
 
-def verbal_leaks(s: LearningSession, rules: list[StandingRule], persona_words: set[str] = frozenset()) -> list[str]:
+def verbal_leaks(s: LearningSession, rules: list[StandingRule], persona_words: AbstractSet[str] = frozenset()) -> list[str]:
     """Rules a learning session states: their canonical answer, or any distinctive word."""
     found = []
     text = words_of(session_text(s))
@@ -163,7 +164,7 @@ def consistent_with(s: LearningSession, rule: StandingRule) -> bool:
 
 
 def check_learning(s: LearningSession, rules: list[StandingRule], persona: dict[str, Any] | None = None,
-                   persona_words: set[str] = frozenset()) -> list[str]:
+                   persona_words: AbstractSet[str] = frozenset()) -> list[str]:
     """Why a learning session is invalid: a failing gold call or verbal leakage."""
     env = make_env(s.domain, s.local_env.references, persona, s.local_env.tools)
     problems = []

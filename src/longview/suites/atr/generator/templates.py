@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from typing import Any, Callable
+from datetime import date, datetime, timedelta
+from typing import Any
 
-from longview.suites.atr.dataset import CheckType
+from longview.suites.atr.dataset import CheckType, Domain
 from longview.suites.atr.generator.personas import PersonaSeed
 from longview.suites.atr.preference import Preference, Selector, Step
 
@@ -51,14 +52,14 @@ class Template:
     """A decision surface with its preference/default behaviours and a scenario builder."""
 
     key: str
-    domain: str
+    domain: Domain
     check: CheckType
     group: str  # at most one template per group and persona (same surface or clashing rules)
     tool: str  # the decision tool (the inner mutate tool for confirm rules)
     param: str | None
     preference: Callable[[Variant], Preference]
     default: Callable[[Variant], Preference]
-    scenario: Callable[["Ctx", Variant], Scenario]
+    scenario: Callable[[Ctx, Variant], Scenario]
     variants: tuple[Variant, ...]
 
     @property
@@ -84,9 +85,9 @@ class LearningKind:
     """An everyday task type whose gold path calls ``tools``."""
 
     key: str
-    domain: str
+    domain: Domain
     tools: tuple[str, ...]
-    build: Callable[["Ctx", "Avoid"], LearningDraft]
+    build: Callable[[Ctx, Avoid], LearningDraft]
 
 
 @dataclass
@@ -348,12 +349,12 @@ def arrange(
         _, key, value = default
         recs[pick][1][key] = value
     elif default == "top_rated":
-        for (_, a), r in zip(recs, ratings(rng, n, pick)):
+        for (_, a), r in zip(recs, ratings(rng, n, pick), strict=True):
             a["rating"] = r
     elif default in ("cheapest", "cheapest_night"):
         key = "price" if default == "cheapest" else "price_per_night"
         base_price = v.knobs.get("price", 40.0)
-        for (_, a), p in zip(recs, prices(rng, n, pick, base_price, base_price * 0.6)):
+        for (_, a), p in zip(recs, prices(rng, n, pick, base_price, base_price * 0.6), strict=True):
             a[key] = p
     elif default == "closest":
         for i, (_, a) in enumerate(recs):
@@ -367,25 +368,25 @@ def arrange(
 # ---- template constructors, one per check type ------------------------------------------------
 
 
-def pick_t(key: str, domain: str, tool: str, param: str, scenario: Callable, variants: tuple[Variant, ...]) -> Template:
+def pick_t(key: str, domain: Domain, tool: str, param: str, scenario: Callable, variants: tuple[Variant, ...]) -> Template:
     """param_id: the preference selects objects by attribute, the default by rating/price/name."""
     return Template(key, domain, CheckType.PARAM_ID, f"{tool}.{param}", tool, param, pick_pref(tool, param),
                     pick_default(tool, param), scenario, variants)
 
 
-def enum_t(key: str, domain: str, tool: str, param: str, scenario: Callable, variants: tuple[Variant, ...]) -> Template:
+def enum_t(key: str, domain: Domain, tool: str, param: str, scenario: Callable, variants: tuple[Variant, ...]) -> Template:
     """param_enum: the preference fixes the enum value, the default takes another or leaves it out."""
     return Template(key, domain, CheckType.PARAM_ENUM, f"{tool}.{param}", tool, param, enum_pref(tool, param),
                     enum_default(tool, param), scenario, variants)
 
 
-def tool_t(key: str, domain: str, group: str, tool: str, scenario: Callable, variants: tuple[Variant, ...]) -> Template:
+def tool_t(key: str, domain: Domain, group: str, tool: str, scenario: Callable, variants: tuple[Variant, ...]) -> Template:
     """tool_identity: the preference calls ``tool``, the default ``knobs['default_tool']``."""
     return Template(key, domain, CheckType.TOOL_IDENTITY, group, tool, None, tool_pref(tool), tool_default(),
                     scenario, variants)
 
 
-def confirm_t(key: str, domain: str, group: str, tool: str, scenario: Callable, variants: tuple[Variant, ...]) -> Template:
+def confirm_t(key: str, domain: Domain, group: str, tool: str, scenario: Callable, variants: tuple[Variant, ...]) -> Template:
     """confirm: the preference confirms ``tool`` first, the default calls it directly."""
     return Template(key, domain, CheckType.CONFIRM, group, tool, None, confirm_pref(tool, True),
                     confirm_pref(tool, False), scenario, variants)

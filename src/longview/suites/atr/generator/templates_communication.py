@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from longview.suites.atr.dataset import Domain
 from longview.suites.atr.generator.templates import (
-    Variant,
     Avoid,
     Ctx,
     LearningDraft,
@@ -11,6 +11,7 @@ from longview.suites.atr.generator.templates import (
     Scenario,
     Template,
     V,
+    Variant,
     confirm_t,
     enum_t,
     pick_t,
@@ -19,7 +20,7 @@ from longview.suites.atr.generator.templates import (
 )
 from longview.suites.atr.preference import Step
 
-D = "communication"
+D: Domain = "communication"
 PEOPLE = ["Dana Whitaker", "Luis Ortega", "Amara Cole", "Grant Ellison", "Yuki Tanaka", "Rosa Delgado",
           "Martin Kowal", "Priscilla Hunt", "Omar Farouk", "Jenna Marsh", "Theo Lindqvist", "Carmen Ruiz"]
 TOPICS = [("the Thursday planning call", "I can join but will be ten minutes late"),
@@ -43,7 +44,7 @@ def message(ctx: Ctx, sender: str, subject: str, body: str, **extra) -> dict:
 def inbox_noise(ctx: Ctx, n: int, av: Avoid | None = None, skip: str = "") -> list[dict]:
     people = [p for p in PEOPLE if p != skip]
     people = av.sample(ctx.rng, people, n) if av else ctx.rng.sample(people, n)
-    return [message(ctx, p, subj, f"Quick note about {subj}.") for p, (subj, _) in zip(people, ctx.rng.sample(TOPICS, n))]
+    return [message(ctx, p, subj, f"Quick note about {subj}.") for p, (subj, _) in zip(people, ctx.rng.sample(TOPICS, n), strict=True)]
 
 
 def folders(ctx: Ctx, names: list[tuple[str, str]]) -> list[dict]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from longview.suites.atr.dataset import Domain
 from longview.suites.atr.generator.templates import (
-    Variant,
     Avoid,
     Ctx,
     LearningDraft,
@@ -13,6 +13,7 @@ from longview.suites.atr.generator.templates import (
     Scenario,
     Template,
     V,
+    Variant,
     arrange,
     confirm_t,
     enum_t,
@@ -22,7 +23,7 @@ from longview.suites.atr.generator.templates import (
 )
 from longview.suites.atr.preference import Step
 
-D = "reservation"
+D: Domain = "reservation"
 RESTAURANTS = ["Lantern House", "Saffron Table", "Blue Heron Kitchen", "Cedar & Salt", "Little Fig", "Ember Room",
                "Olive Branch Bistro", "The Copper Pot", "Juniper Hall", "Maple Street Grill", "Casa Verano",
                "Golden Lotus", "Tin Roof Eatery", "Willow Tavern", "Harvest Moon Diner", "Rosemary Lane"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from longview.suites.atr.dataset import Domain
 from longview.suites.atr.generator.templates import (
-    Variant,
     Avoid,
     Ctx,
     LearningDraft,
@@ -13,6 +13,7 @@ from longview.suites.atr.generator.templates import (
     Scenario,
     Template,
     V,
+    Variant,
     confirm_t,
     enum_t,
     ref,
@@ -20,7 +21,7 @@ from longview.suites.atr.generator.templates import (
 )
 from longview.suites.atr.preference import Step
 
-D = "scheduling"
+D: Domain = "scheduling"
 MEETINGS = ["Budget review", "Quarterly planning", "Team retrospective", "Vendor check-in", "Project kickoff",
             "Design critique", "Neighborhood association meeting", "Parent-teacher conference", "Board prep session"]
 PEOPLE = ["Alex Moreno", "Bianca Reyes", "Chris Odell", "Dev Patel", "Erin Shaw", "Felix Grant", "Gwen Lowe"]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from longview.suites.atr.dataset import Domain
 from longview.suites.atr.generator.templates import (
-    Variant,
     Avoid,
     Ctx,
     LearningDraft,
@@ -11,6 +11,7 @@ from longview.suites.atr.generator.templates import (
     Scenario,
     Template,
     V,
+    Variant,
     arrange,
     confirm_t,
     enum_t,
@@ -20,7 +21,7 @@ from longview.suites.atr.generator.templates import (
 )
 from longview.suites.atr.preference import Step
 
-D = "travel"
+D: Domain = "travel"
 AIRLINES = ["Skyway", "Pelican Airlines", "Zephyr Jet", "Cardinal Air", "Summit Airways", "Bluebird Air"]
 FAR_CITIES = ["Denver", "Boston", "Miami", "Phoenix", "Nashville", "San Diego", "Minneapolis", "Baltimore",
               "Salt Lake City", "Raleigh", "Kansas City", "Pittsburgh"]

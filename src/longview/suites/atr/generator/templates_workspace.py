@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from longview.suites.atr.dataset import Domain
 from longview.suites.atr.generator.templates import (
-    Variant,
     Avoid,
     Ctx,
     LearningDraft,
@@ -11,6 +11,7 @@ from longview.suites.atr.generator.templates import (
     Scenario,
     Template,
     V,
+    Variant,
     confirm_t,
     enum_t,
     pick_t,
@@ -19,7 +20,7 @@ from longview.suites.atr.generator.templates import (
 )
 from longview.suites.atr.preference import Step
 
-D = "workspace"
+D: Domain = "workspace"
 FILE_STEMS = [("site_photos", "image"), ("budget_draft", "xlsx"), ("meeting_minutes", "docx"), ("invoice", "pdf"),
               ("inventory", "csv"), ("floor_plan", "pdf"), ("notes", "txt"), ("timetable", "xlsx"),
               ("proposal", "docx"), ("receipt_scan", "image")]
