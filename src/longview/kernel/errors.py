@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 
 def printable(text: object, limit: int = 160) -> str:
     """``text`` safe to print on one terminal line: control characters and lone surrogates
@@ -34,7 +37,7 @@ class DataError(LongviewError):
         )
 
     @classmethod
-    def from_error(cls, file: str, record: str, loc: list, err: dict) -> DataError:
+    def from_error(cls, file: str, record: str, loc: Sequence[Any], err: Mapping[str, Any]) -> DataError:
         """Build from one pydantic error dict, rendering ``loc`` as a dotted field path."""
         field = ".".join(str(x) for x in loc) or "<root>"
         got = "" if err["type"] == "missing" else f" (got {str(err.get('input'))[:80]!r})"

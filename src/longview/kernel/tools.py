@@ -193,7 +193,7 @@ def spec_of(fn: Callable) -> ToolSpec:
 
     Derived from signature and docstring once per function and process, then shared.
     """
-    func = getattr(fn, "__func__", fn)
+    func: Any = getattr(fn, "__func__", fn)
     key = (func, func.__tool_meta__)
     spec = _SPEC_CACHE.get(key)
     if spec is None:

@@ -42,16 +42,9 @@ CHARS_PER_TOKEN = 4
 class FileMemoryTools(Toolkit):
     """Read and edit MEMORY.md."""
 
-    _specs_cache: dict | None = None
-
     def __init__(self, mem: FileMemory) -> None:
         self.mem = mem
-        if FileMemoryTools._specs_cache is None:
-            super().__init__()
-            FileMemoryTools._specs_cache = self._specs
-        else:
-            self._specs = FileMemoryTools._specs_cache
-            self._fns = {n: getattr(self, n) for n in self._specs}
+        super().__init__()  # the kernel derives tool specs once per class
 
     @tool(ToolKind.READ, tags=("memory",))
     def memory_read(self) -> dict:

@@ -70,7 +70,7 @@ def tool_call_message(name: str, arguments: dict[str, Any] | None = None, call_i
 
 def echo_agent(body: dict[str, Any]) -> dict[str, Any]:
     """Answers every request with text naming the last user message."""
-    last = next((m for m in reversed(body.get("messages") or []) if m.get("role") == "user"), {})
+    last: dict[str, Any] = next((m for m in reversed(body.get("messages") or []) if m.get("role") == "user"), {})
     content = last.get("content")
     if isinstance(content, list):
         content = "".join(p.get("text", "") for p in content if isinstance(p, dict))

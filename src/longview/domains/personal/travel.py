@@ -325,7 +325,7 @@ class TravelToolkit(PersonalToolkit):
         """
         if bool(trip_id) == bool(booking_id):
             raise ToolError("pass exactly one of trip_id, booking_id")
-        id_ = trip_id or booking_id
+        id_ = str(trip_id or booking_id)
         rec = self.need(id_, TRIP if trip_id else ANY_BOOKING)
         related = self.mentions(id_)
         # Stops that fell through are the updates worth surfacing.

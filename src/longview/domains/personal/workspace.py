@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from longview.domains.personal.base import PersonalToolkit, equals_filter, text_filter
 from longview.kernel.tools import ToolError, ToolKind, tool
@@ -169,13 +169,15 @@ class WorkspaceToolkit(PersonalToolkit):
             return {"tracker_id": tracker_id, "action": update_action, "entry": dict(entry)}
         if not entry_id:
             raise ToolError(f"{update_action} needs the entry_id of an existing entry")
-        entry = next((e for e in entries if isinstance(e, dict) and e.get("entry_id") == entry_id), None)
-        if entry is None:
+        found: dict[str, Any] | None = next(
+            (e for e in entries if isinstance(e, dict) and e.get("entry_id") == entry_id), None
+        )
+        if found is None:
             raise ToolError(f"Not found: {entry_id} (no such entry in {tracker_id})")
         if update_action == "update_status":
-            entry["status"] = entry_payload or entry.get("status", "open")
+            found["status"] = entry_payload or found.get("status", "open")
         elif update_action == "record_next_action":
-            entry["next_action"] = entry_payload or ""
+            found["next_action"] = entry_payload or ""
         else:
-            entry["status"] = "closed"
-        return {"tracker_id": tracker_id, "action": update_action, "entry": dict(entry)}
+            found["status"] = "closed"
+        return {"tracker_id": tracker_id, "action": update_action, "entry": dict(found)}

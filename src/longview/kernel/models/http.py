@@ -250,7 +250,7 @@ async def _read_response(reader: asyncio.StreamReader) -> tuple[Response, bool]:
 
 
 async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
-    parts = []
+    parts: list[bytes] = []
     while True:
         size_line = await reader.readuntil(b"\r\n")
         size = int(size_line.split(b";", 1)[0].strip(), 16)

@@ -67,18 +67,11 @@ Scope = Literal["requested", "extra"]
 class WorldTools(Toolkit):
     """The PA's tools on the world, bound to one context and date."""
 
-    _cache: dict[type, dict] = {}
     _schemas: dict[type, list] = {}
 
     def __init__(self, world: PrefsWorld, context: Context, today: str) -> None:
         self.world, self.context, self.today = world, context, today
-        specs = WorldTools._cache.get(type(self))
-        if specs is None:  # deriving specs from signatures is slow; every session uses the same ones
-            super().__init__()
-            WorldTools._cache[type(self)] = self._specs
-        else:
-            self._specs = specs
-            self._fns = {n: getattr(self, n) for n in specs}
+        super().__init__()  # the kernel derives tool specs once per class
 
     def schemas(self) -> list[dict]:
         cached = WorldTools._schemas.get(type(self))
