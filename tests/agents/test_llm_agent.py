@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from longview.agents.llm import LLMAgent
 from longview.kernel.agent import Agent, AssistantTurn, Message, Observation
 from longview.kernel.models import (
     GenParams,
@@ -13,7 +14,6 @@ from longview.kernel.models import (
     register_script,
     unregister_script,
 )
-from longview.agents.llm import LLMAgent
 
 TOOLS = [{"type": "function", "function": {"name": "search_items", "parameters": {"type": "object"}}}]
 

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from longview.domains.personal import DOMAINS, all_tool_names, discovery_steps, make_env, toolkit_class
+from longview.domains.personal import DOMAINS, discovery_steps, make_env, toolkit_class
 from longview.domains.personal.base import string_values
 from longview.kernel.state import WorldState
 

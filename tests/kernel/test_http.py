@@ -91,7 +91,7 @@ async def test_response_framings(framing):
     replies = {
         "chunked": lambda n, h: http_response(chunked(data), "Transfer-Encoding: chunked"),
         "gzip": lambda n, h: http_response(gzip.compress(data), "Content-Encoding: gzip"),
-        "close": lambda n, h: ("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n").encode() + data,
+        "close": lambda n, h: (b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n") + data,
     }
     async with RawServer(replies[framing]) as srv:
         client = LeanClient(srv.url)

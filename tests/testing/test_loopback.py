@@ -13,8 +13,7 @@ import httpx
 import pytest
 
 from longview.kernel.agent import Message
-from longview.kernel.models import GenParams, ModelCallFailed, RetryPolicy, aclose_all, make_client
-from longview.kernel.models import openai_compat
+from longview.kernel.models import GenParams, ModelCallFailed, RetryPolicy, aclose_all, make_client, openai_compat
 from longview.testing.loopback import Fault, LoopbackServer, tool_call_message, tool_then_finish
 
 USER = [Message(role="user", content="plan my week")]

@@ -18,13 +18,13 @@ from pydantic import BaseModel, Field, ValidationError
 
 from longview.harness.context import CellContext, gather_sessions
 from longview.harness.roles import Roles
-from longview.harness.scorecard import MetricInfo, Scorecard, build_row
 from longview.harness.scorecard import DatasetInfo as CardDataset
+from longview.harness.scorecard import MetricInfo, Scorecard, build_row
 from longview.harness.suite import Cell, RoleSpec, Suite
 from longview.kernel.agent import AssistantTurn, Message, Observation, ToolCall
 from longview.kernel.errors import DataError
 from longview.kernel.session import ControlResult, UserTurn, run_session
-from longview.kernel.tools import Toolkit, ToolKind, ToolSpec, ParamSpec
+from longview.kernel.tools import ParamSpec, ToolKind, Toolkit, ToolSpec
 
 
 class Question(BaseModel):
@@ -195,7 +195,7 @@ class ToySuite(Suite):
                 continue
             k = 2 if r.variant == "doubled" else 1
             qs = dataset.unit(r.unit).questions
-            ok = [a == (q.a + q.b) * k for a, q in zip(r.answers, qs)]
+            ok = [a == (q.a + q.b) * k for a, q in zip(r.answers, qs, strict=True)]
             slots[key].setdefault(r.unit, []).append({"accuracy": sum(ok) / len(ok)})
         rows = [build_row(a, v, ["accuracy"], scored, aborted=aborted.get((a, v)), units_in_dataset=len(dataset.units),
                           seed=seed) for (a, v), scored in sorted(slots.items())]
