@@ -198,7 +198,9 @@ def main() -> None:
     ap.add_argument("--rate-calls", type=int, default=4000, help="calls per zero-latency rate run (0: skip)")
     ap.add_argument("--rate-levels", default="16,64,256", help="concurrency levels tried for the rate")
     ap.add_argument("--max-connections", type=int, default=None, help="per-endpoint connection limit")
-    ap.add_argument("--cli", action="store_true", help="also run `longview run atr --model ...` at each level")
+    ap.add_argument("--cli", action="store_true", help="also run `longview run atr --model ...`")
+    ap.add_argument("--cli-levels", default="16,64,256",
+                    help="concurrency levels of the CLI runs (one test session per slot takes 2 x latency)")
     ap.add_argument("--json", type=Path, default=None, help="write the results here")
     a = ap.parse_args()
     levels = [int(x) for x in a.levels.split(",") if x]
@@ -212,7 +214,7 @@ def main() -> None:
             result["levels"].append(level(server, n, a.rounds))
             print(f"  concurrency {n}: done", file=sys.stderr)
         if a.cli:
-            for n in levels:
+            for n in [int(x) for x in a.cli_levels.split(",") if x]:
                 result["cli"].append(cli_level(server, n, a.rounds))
                 print(f"  cli concurrency {n}: done", file=sys.stderr)
     finally:

@@ -114,3 +114,17 @@ def test_cell_cache_key_is_stable_per_cell_and_never_overrides_the_user():
     assert a.prompt_cache_key == b.prompt_cache_key != c.prompt_cache_key
     assert a.prompt_cache_key.startswith("lv-") and a.temperature == 0.2
     assert with_cache_key(GenParams(prompt_cache_key="mine"), "x").prompt_cache_key == "mine"
+
+
+def test_request_encoding_reuses_the_tool_block_only_for_the_same_schema_objects():
+    import json
+
+    from longview.kernel.models import openai_compat as oc
+
+    body = {"model": "m", "messages": [{"role": "user", "content": "é"}], "tools": list(TOOLS), "temperature": 0}
+    first = oc.encode_body(body)
+    assert json.loads(first) == body and "é".encode() in first  # UTF-8, not \\u escapes
+    assert oc.encode_body({**body, "tools": list(TOOLS)}) == first  # a new list of the same dicts: reused
+    changed = [TOOLS[0], {**TOOLS[1], "function": {"name": "pay", "parameters": {"type": "object"}}}]
+    assert json.loads(oc.encode_body({**body, "tools": changed}))["tools"][1]["function"]["name"] == "pay"
+    assert json.loads(oc.encode_body({"model": "m", "messages": []})) == {"model": "m", "messages": []}

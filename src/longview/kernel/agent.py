@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SkipValidation
 
 
 class ToolCall(BaseModel):
@@ -51,7 +51,9 @@ class Observation(BaseModel):
 
     system: str = Field(description="System prompt.")
     messages: list[Message] = Field(description="Conversation so far, oldest first.")
-    tools: list[dict[str, Any]] = Field(description="Function-calling schemas of available tools.")
+    # Not re-validated: the schemas are shared, read-only dicts (built once per tool), and keeping
+    # their identity lets the model layer reuse their JSON encoding across calls.
+    tools: SkipValidation[list[dict[str, Any]]] = Field(description="Function-calling schemas of available tools.")
     session_id: str = Field(description="Id of the current session.")
     phase: str = Field(default="", description="Suite-defined phase label, e.g. learning or test.")
 

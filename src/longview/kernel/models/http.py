@@ -141,9 +141,11 @@ class LeanClient:
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         body = content if content is not None else _dumps(json)
         head = [f"POST {target} HTTP/1.1", f"Host: {self._host_header}", f"User-Agent: {USER_AGENT}",
-                "Accept: application/json", "Accept-Encoding: gzip, deflate", "Content-Type: application/json",
-                f"Content-Length: {len(body)}"]
-        for k, v in (headers or {}).items():
+                "Accept: application/json", "Accept-Encoding: gzip, deflate", f"Content-Length: {len(body)}"]
+        headers = headers or {}
+        if not any(k.lower() == "content-type" for k in headers):
+            head.append("Content-Type: application/json")
+        for k, v in headers.items():
             head.append(f"{k}: {v}")
         request = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
         timeouts = Timeouts.of(timeout)
