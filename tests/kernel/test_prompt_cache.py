@@ -125,6 +125,7 @@ def test_request_encoding_reuses_the_tool_block_only_for_the_same_schema_objects
     first = oc.encode_body(body)
     assert json.loads(first) == body and "é".encode() in first  # UTF-8, not \\u escapes
     assert oc.encode_body({**body, "tools": list(TOOLS)}) == first  # a new list of the same dicts: reused
+    assert tuple(map(id, TOOLS)) in oc._TOOLS_JSON
     changed = [TOOLS[0], {**TOOLS[1], "function": {"name": "pay", "parameters": {"type": "object"}}}]
     assert json.loads(oc.encode_body({**body, "tools": changed}))["tools"][1]["function"]["name"] == "pay"
     assert json.loads(oc.encode_body({"model": "m", "messages": []})) == {"model": "m", "messages": []}
