@@ -18,8 +18,8 @@ chosen so there are about ``--rounds`` x N sessions, enough to keep N slots busy
 agent takes two turns per test session: a domain tool, then finish_session). Reports model calls,
 efficiency, peak in flight and CPU per call of the whole run process.
 
-Run: python benchmarks/bench_concurrency.py [--latency 1] [--levels 1,16,64,256] [--rounds 4]
-     [--rate-calls 4000] [--cli] [--json out.json]
+Run: python benchmarks/bench_concurrency.py [--latency 1] [--levels 1,16,64,256] [--rounds 16]
+     [--rate-calls 4000] [--cli [--cli-levels 16,64,256]] [--json out.json]
 A model run's harness CPU per call: --latency 0 --cli (includes the CLI's start-up).
 """
 
@@ -194,7 +194,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--latency", type=float, default=1.0, help="server latency in seconds")
     ap.add_argument("--levels", default="1,16,64,256", help="comma-separated concurrency levels")
-    ap.add_argument("--rounds", type=int, default=4, help="calls per slot at each level")
+    # The first round also opens every connection, so few rounds understate the steady state.
+    ap.add_argument("--rounds", type=int, default=16, help="calls per slot at each level")
     ap.add_argument("--rate-calls", type=int, default=4000, help="calls per zero-latency rate run (0: skip)")
     ap.add_argument("--rate-levels", default="16,64,256", help="concurrency levels tried for the rate")
     ap.add_argument("--max-connections", type=int, default=None, help="per-endpoint connection limit")
