@@ -247,15 +247,15 @@ def encode_body(body: dict[str, Any]) -> bytes:
     the same dict objects instead of re-encoding ~10 kB per call."""
     tools = body.get("tools")
     if not tools:
-        return _json(body).encode("utf-8")
+        return _json(body).encode()
     key = tuple(map(id, tools))
     hit = _TOOLS_JSON.get(key)
-    if hit is None or any(a is not b for a, b in zip(hit[0], tools)):
+    if hit is None or any(a is not b for a, b in zip(hit[0], tools, strict=True)):
         if len(_TOOLS_JSON) >= _TOOLS_JSON_MAX:
             _TOOLS_JSON.pop(next(iter(_TOOLS_JSON)))
         hit = _TOOLS_JSON[key] = (list(tools), _json(tools))  # the list keeps the ids alive
     rest = _json({k: v for k, v in body.items() if k != "tools"})
-    return f'{rest[:-1]},"tools":{hit[1]}}}'.encode("utf-8")
+    return f'{rest[:-1]},"tools":{hit[1]}}}'.encode()
 
 
 def to_openai_tools(tools: list[dict]) -> list[dict]:
