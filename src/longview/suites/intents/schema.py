@@ -13,7 +13,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from longview.kernel.ids import id_problem
+
+MAX_PATH_PARTS = 16
+MAX_PATH_LEN = 512
 
 Collection = Literal["any", "notes", "tasks", "projects", "emails", "texts", "contacts", "alarms", "events",
                      "groups", "expenses", "orders", "liked_songs"]
@@ -21,6 +26,25 @@ Collection = Literal["any", "notes", "tasks", "projects", "emails", "texts", "co
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+def workspace_path(value: str) -> str:
+    """``value`` if it is a safe workspace-relative path (the runner writes it under the cell's
+    workspace): '/'-separated, not absolute, no '.' or '..' parts, no backslashes or control
+    characters, bounded length and depth. Else ValueError saying why."""
+    if not value or len(value) > MAX_PATH_LEN:
+        raise ValueError(f"a workspace-relative path of 1-{MAX_PATH_LEN} characters")
+    if value.startswith("/"):
+        raise ValueError(f"a workspace-relative path, not an absolute one (got {value[:60]!r})")
+    parts = value.split("/")
+    if len(parts) > MAX_PATH_PARTS:
+        raise ValueError(f"a workspace path at most {MAX_PATH_PARTS} folders deep")
+    for part in parts:
+        problem = id_problem(part, max_len=200)
+        if problem:
+            raise ValueError(f"a workspace-relative path whose every part is {problem.removeprefix('an ')} "
+                             f"(part {part[:60]!r})")
+    return value
 
 
 class Check(Strict):
@@ -108,7 +132,7 @@ class Session(Strict):
                                   "(its direct prerequisites; they have no checklist).")
     apps: list[str] = Field(default_factory=list, description="Apps whose tools the agent gets (file tools always).")
     assets: dict[str, str] = Field(default_factory=dict, description="Files copied into the workspace at session "
-                                   "start: path -> text.")
+                                   "start: workspace-relative path -> text.")
     hidden_intents: list[HiddenIntent] = Field(min_length=1, description="Hidden intents, in the order the user "
                                                "volunteers them.")
     checklist: list[ChecklistItem] = Field(default_factory=list, description="Completion criteria (empty for "
@@ -122,6 +146,13 @@ class Session(Strict):
     tool_prefix: str = Field(default="", description="Prefix the task's tool names carry (mcp_appworld_).")
     files_read: list[str] = Field(default_factory=list, description="Workspace files judges see as context.")
 
+    @field_validator("assets")
+    @classmethod
+    def _asset_paths(cls, v: dict[str, str]) -> dict[str, str]:
+        for path in v:
+            workspace_path(path)
+        return v
+
 
 class Account(Strict):
     email: str = Field(description="Login (email; phone number for the phone app).")
@@ -131,9 +162,14 @@ class Account(Strict):
 class WorkspaceFile(Strict):
     """A file in the episode's workspace at the start."""
 
-    path: str = Field(description="Workspace-relative path.")
+    path: str = Field(description="Workspace-relative path ('/'-separated; no '..', no absolute paths).")
     text: str | None = Field(default=None, description="Text content (csv, md, txt...).")
     pdf_lines: list[str] | None = Field(default=None, description="Lines of a generated one-page PDF.")
+
+    @field_validator("path")
+    @classmethod
+    def _safe_path(cls, v: str) -> str:
+        return workspace_path(v)
 
     @model_validator(mode="after")
     def _one_body(self) -> "WorkspaceFile":
@@ -173,6 +209,12 @@ class Episode(Strict):
             if s.depends_on and not s.checklist:
                 raise ValueError(f"session {s.id}: a session with depends_on needs a checklist")
             seen.add(s.id)
+        # A path that is a file must not also be a folder of another path (the runner could not write both).
+        paths = [f.path for f in self.files] + [p for s in self.sessions for p in s.assets]
+        folders = {"/".join(p.split("/")[:k]) for p in paths for k in range(1, p.count("/") + 1)}
+        clash = sorted(set(paths) & folders)
+        if clash:
+            raise ValueError(f"workspace path {clash[0]!r} is both a file and a folder of another file")
         return self
 
 
