@@ -125,6 +125,29 @@ HOSTILE = {  # each crashed a run (or loaded nonsense) before the scenario forma
 }
 
 
+def _range_from(value):
+    def fn(raw):
+        i = next(i for i, a in enumerate(raw["actions"]) if any(isinstance(v, dict) for v in a["args"].values()))
+        key = next(k for k, v in raw["actions"][i]["args"].items() if isinstance(v, dict))
+        raw["actions"][i]["args"][key]["from"] = value
+        return f"actions.{i}.args"
+    return fn
+
+
+def _job_fields_removed(raw):
+    raw["records"][_job(raw)].pop("fields")
+    return f"records.{_job(raw)}.fields"
+
+
+HOSTILE.update({  # found by an ad-hoc deep fuzz: time ranges compared str with datetime mid-run
+    "range_from_text": _range_from("soon"),
+    "range_from_number": _range_from(5),
+    "range_from_null": _range_from(None),
+    "range_reversed": _range_from("2999-01-01T00:00:00"),
+    "job_without_fields": _job_fields_removed,  # was a KeyError in the reference check
+})
+
+
 @pytest.mark.parametrize("case", sorted(HOSTILE))
 def test_hostile_scenario_fails_at_load_naming_file_record_and_field(case, tmp_path):
     raw = json.loads(sorted(builtin_dir().glob("*.json"))[0].read_text())

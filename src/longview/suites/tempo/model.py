@@ -53,6 +53,17 @@ SimTime = Annotated[datetime, BeforeValidator(_not_a_number), AfterValidator(_na
 SimClockTime = Annotated[time, BeforeValidator(_not_a_number), AfterValidator(_naive_time)]
 
 
+class _RangeEnd(BaseModel):
+    at: SimTime
+
+
+def _range_end(v: Any) -> datetime:
+    try:
+        return _RangeEnd(at=v).at
+    except ValidationError as e:
+        raise ValueError(f"'from'/'to': {e.errors()[0]['msg']} (got {str(v)[:40]!r})") from None
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
@@ -64,9 +75,9 @@ class Record(_Strict):
     kind: str = Field(description="message, document, calendar, product, job, order, form, note...")
     title: str = Field(description="One line shown by list_records.")
     body: str = Field(default="", description="Full content, shown only by open_record.")
-    fields: dict[str, Any] = Field(default_factory=dict, description="Structured attributes (price, start, "
-                                   "resource...). A job record has 'resource' (a resource id), 'amount' (integer, default 1) "
-                                   "and "
+    fields: dict[str, Any] = Field(default_factory=dict, validate_default=True, description="Structured attributes "
+                                   "(price, start, resource...). A job record has 'resource' (a resource id), "
+                                   "'amount' (integer, default 1) and "
                                    f"'hours' (its duration, 0-{MAX_JOB_HOURS}; 0: done at once, default 0).")
 
     @field_validator("fields")
@@ -146,6 +157,20 @@ class ActionSpec(_Strict):
     joint: str | None = Field(default=None, description="Group id: actions of a group must be approved together.")
     min_trust: float = Field(default=2.0, description="The user declines it while simulated trust is below this.")
     label: str = Field(default="", description="Readable description.")
+
+    @field_validator("args")
+    @classmethod
+    def _arg_values(cls, v: dict[str, Any]) -> dict[str, Any]:
+        for key, value in v.items():
+            if isinstance(value, dict):
+                if set(value) != {"from", "to"}:
+                    raise ValueError(f"args.{key}: a time range must have exactly 'from' and 'to'")
+                lo, hi = (_range_end(value[k]) for k in ("from", "to"))
+                if hi < lo:
+                    raise ValueError(f"args.{key}: 'to' must not be before 'from'")
+            elif value is None or isinstance(value, list):
+                raise ValueError(f"args.{key}: a text, number or {{from, to}} time range (got {type(value).__name__})")
+        return v
 
 
 class Condition(_Strict):
