@@ -11,9 +11,9 @@ a rubric item for a judge model (with a deterministic ``proxy`` check where one 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from longview.kernel.ids import id_problem
 
@@ -26,6 +26,12 @@ Collection = Literal["any", "notes", "tasks", "projects", "emails", "texts", "co
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+def _invalid(loc: tuple, value: Any, message: str) -> None:
+    """Fail validation at ``loc`` (relative to the model; pydantic prefixes any outer location)."""
+    raise ValidationError.from_exception_data("intents", [
+        {"type": "value_error", "loc": loc, "input": value, "ctx": {"error": ValueError(message)}}])
 
 
 def workspace_path(value: str) -> str:
@@ -180,7 +186,7 @@ class WorkspaceFile(Strict):
 
 class Persona(Strict):
     id: str = Field(description="Persona id (the replication unit).")
-    name: str = Field(description="Display name.")
+    name: str = Field(pattern=r"\S", description="Display name (its first word is the account's first name).")
     profile: str = Field(description="Who the user is: background and habits, shown to the agent.")
     accounts: dict[str, Account] = Field(default_factory=dict, description="App -> the persona's account.")
 
@@ -191,7 +197,8 @@ class Episode(Strict):
     persona: Persona = Field(description="The user.")
     files: list[WorkspaceFile] = Field(default_factory=list, description="Workspace at the episode start.")
     seed: dict[str, list[dict[str, Any]]] = Field(default_factory=dict, description="App records at the start "
-                                                  "(contacts, songs, products...), by AppsState field.")
+                                                  "(contacts, songs, products...), by AppsState list field; each "
+                                                  "record is validated as that app's record type.")
     sessions: list[Session] = Field(min_length=1, description="Sessions in order.")
 
     @model_validator(mode="after")
@@ -209,6 +216,7 @@ class Episode(Strict):
             if s.depends_on and not s.checklist:
                 raise ValueError(f"session {s.id}: a session with depends_on needs a checklist")
             seen.add(s.id)
+        self._check_seed()
         # A path that is a file must not also be a folder of another path (the runner could not write both).
         paths = [f.path for f in self.files] + [p for s in self.sessions for p in s.assets]
         folders = {"/".join(p.split("/")[:k]) for p in paths for k in range(1, p.count("/") + 1)}
@@ -216,6 +224,20 @@ class Episode(Strict):
         if clash:
             raise ValueError(f"workspace path {clash[0]!r} is both a file and a folder of another file")
         return self
+
+    def _check_seed(self) -> None:
+        """Seed records become the apps' state when the episode starts: check them as such now."""
+        from longview.domains.apps.state import AppsState
+
+        lists = {k for k, f in AppsState.model_fields.items() if get_origin(f.annotation) is list}
+        for key, rows in self.seed.items():
+            if key not in lists:
+                _invalid(("seed", key), key, f"an app record list ({', '.join(sorted(lists))})")
+            try:
+                AppsState.model_validate({key: rows})
+            except ValidationError as e:
+                err = e.errors()[0]
+                _invalid(("seed", *err["loc"]), err.get("input"), err["msg"])
 
 
 class Dataset(Strict):
