@@ -31,10 +31,10 @@ def _edit(folder: Path, fn) -> Path:
     return f
 
 
-def test_sample_is_two_personas_with_a_prerequisite_and_its_dependent(sample: Path):
+def test_sample_is_three_personas_with_a_prerequisite_and_its_dependent(sample: Path):
     ds = IntentsSuite().load_dataset(str(sample), IntentsOptions())
     builtin = load_json_dataset(BUILTIN, "builtin")
-    assert sorted(ds.unit_ids()) == sorted(builtin.unit_ids()[:2])
+    assert sorted(ds.unit_ids()) == sorted(builtin.unit_ids()[:3])
     for unit in ds.unit_ids():
         pre, dep = ds.episode(unit).sessions
         assert dep.depends_on == [pre.id] and not pre.checklist and dep.checklist
@@ -48,7 +48,7 @@ def test_folder_runs_through_the_cli(sample: Path, tmp_path: Path):
                                  "--out", str(tmp_path / "run"), "--json", str(js)])
     assert r.exit_code == 0, r.output
     row = json.loads(js.read_text())["rows"][0]
-    assert row["n"] == 2 and row["metrics"]["proc"] == 1.0 and row["metrics"]["comp"] == 1.0
+    assert row["n"] == 3 and row["metrics"]["proc"] == 1.0 and row["metrics"]["comp"] == 1.0
 
 
 def _files(i):
@@ -111,7 +111,7 @@ def test_unsafe_ids_name_file_record_and_field(sample: Path, field: str, value: 
 
 
 def test_duplicate_persona_ids_name_the_second_file(sample: Path):
-    first, second = sorted(sample.glob("*.json"))
+    first, second = sorted(sample.glob("*.json"))[:2]
     raw = json.loads(second.read_text())
     raw["persona"]["id"] = json.loads(first.read_text())["persona"]["id"]
     second.write_text(json.dumps(raw))
@@ -132,3 +132,22 @@ def test_traversal_path_through_the_cli_is_exit_2_and_writes_nothing(sample: Pat
     assert r.exit_code == 2, r.output
     assert "files.0.path" in r.output
     assert not (tmp_path / "run").exists() and not Path(ESCAPE).exists()
+
+
+SEED_CASES = {  # each failed mid-run (AppsState ValidationError, IndexError) before the loader checked it
+    "record_missing_field": (lambda raw: raw["seed"]["songs"][0].pop("title"), "seed.songs.0.title"),
+    "record_wrong_type": (lambda raw: raw["seed"]["products"][1].__setitem__("price", "cheap"),
+                          "seed.products.1.price"),
+    "not_a_record_list": (lambda raw: raw["seed"].__setitem__("accounts", []), "seed.accounts"),
+    "unknown_list": (lambda raw: raw["seed"].__setitem__("bogus", [{}]), "seed.bogus"),
+    "blank_name": (lambda raw: raw["persona"].__setitem__("name", "  "), "persona.name"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SEED_CASES))
+def test_seed_records_and_name_are_checked_at_load(sample: Path, case: str):
+    fn, field = SEED_CASES[case]
+    f = _edit(sample, fn)
+    with pytest.raises(DataError) as e:
+        load_folder_dataset(sample, str(sample))
+    assert e.value.file == str(f) and e.value.record == f.stem and e.value.field == field

@@ -74,11 +74,12 @@ class IntentsSuite(Suite):
                           "files or a .json file")
 
     def sample_dataset(self, folder: Path) -> str:
-        """Two built-in personas cut to one prerequisite and its dependent session each (a 1 + 1
-        dependency group), as a folder of episode files: small and quick to run (fuzz suite)."""
+        """Three built-in personas cut to one prerequisite and its dependent session each (a 1 + 1
+        dependency group), as a folder of episode files: small and quick to run (fuzz suite; three
+        units so the kill-and-resume test still has a cell queued when the first one finishes)."""
         ds = load_json_dataset(BUILTIN, "builtin")
         episodes = []
-        for ep in list(ds.episodes.values())[:2]:
+        for ep in list(ds.episodes.values())[:3]:
             dependent = next(s for s in ep.sessions if len(s.depends_on) == 1)
             prereq = next(s for s in ep.sessions if s.id == dependent.depends_on[0])
             episodes.append(ep.model_copy(update={"sessions": [prereq, dependent]}))
