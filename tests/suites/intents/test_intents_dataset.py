@@ -151,3 +151,18 @@ def test_seed_records_and_name_are_checked_at_load(sample: Path, case: str):
     with pytest.raises(DataError) as e:
         load_folder_dataset(sample, str(sample))
     assert e.value.file == str(f) and e.value.record == f.stem and e.value.field == field
+
+
+def test_staging_an_asset_replaces_what_the_agent_left_in_its_way(tmp_path: Path):
+    from longview.suites.intents.runner import stage_assets
+    from longview.suites.intents.schema import Session
+
+    root = tmp_path / "ws"
+    (root / "plan").mkdir(parents=True)
+    (root / "plan" / "agent.txt").write_text("agent")  # a folder where the asset file goes
+    (root / "notes").write_text("agent")  # a file where the asset's folder goes
+    s = Session.model_validate({"id": "s1", "title": "t", "request": "r", "assets": {"plan": "A", "notes/x.md": "B"},
+                                "hidden_intents": [{"id": "I1", "content": "c", "recoverable_from": "ask",
+                                                    "question": "q?"}]})
+    stage_assets(s, root, None, None)
+    assert (root / "plan").read_text() == "A" and (root / "notes" / "x.md").read_text() == "B"
