@@ -87,7 +87,7 @@ def check_ids(episodes: list[Episode], files: list[str]) -> dict[str, Episode]:
     """Persona ids name cell folders and session ids name traces: each must be a safe id, and
     unique (persona ids in the dataset, session ids in their episode)."""
     out: dict[str, Episode] = {}
-    for ep, file in zip(episodes, files):
+    for ep, file in zip(episodes, files, strict=True):
         pid = check_id(ep.persona.id, file, ep.persona.id, "persona.id")
         if pid in out:
             raise DataError(file, pid, "persona.id", "unique persona ids (duplicate)")

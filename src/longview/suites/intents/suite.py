@@ -13,10 +13,22 @@ from longview.harness.suite import Cell, RoleSpec, Suite
 from longview.judges.base import LLMJudge
 from longview.kernel.errors import CellAborted, ConfigError
 from longview.suites.intents.agents import KINDS, ReferenceAgent
-from longview.suites.intents.dataset import (BUILTIN, IntentsDataset, load_folder_dataset, load_json_dataset,
-                                             write_folder)
-from longview.suites.intents.judges import (RUBRIC_PROMPT, SATISFACTION_PROMPT, TARGETED_PROMPT, Decisions,
-                                            IntentJudges, RubricJudge, prompt_hashes)
+from longview.suites.intents.dataset import (
+    BUILTIN,
+    IntentsDataset,
+    load_folder_dataset,
+    load_json_dataset,
+    write_folder,
+)
+from longview.suites.intents.judges import (
+    RUBRIC_PROMPT,
+    SATISFACTION_PROMPT,
+    TARGETED_PROMPT,
+    Decisions,
+    IntentJudges,
+    RubricJudge,
+    prompt_hashes,
+)
 from longview.suites.intents.records import CellRecord
 from longview.suites.intents.runner import Components, abort_record, run_episode
 from longview.suites.intents.scoring import score_cells

@@ -71,7 +71,7 @@ def load(spec: str, persona: str | None = None) -> TempoDataset:
         h.update(f.name.encode() + b"\0" + f.read_bytes())
         scenarios.append(load_file(f))
     seen: dict[str, Path] = {}
-    for f, s in zip(files, scenarios):
+    for f, s in zip(files, scenarios, strict=True):
         if s.id in seen:
             raise DataError(str(f), s.id, "id", f"unique scenario ids (also in {seen[s.id].name})")
         seen[s.id] = f

@@ -13,8 +13,17 @@ import math
 from datetime import datetime, time, timedelta
 from typing import Annotated, Any, Literal
 
-from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo,
-                      field_validator, model_validator)
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 Depth = Literal["noop", "prepare", "suggest", "execute"]
 DEPTH_ORDER: dict[str, int] = {"noop": 0, "prepare": 1, "suggest": 2, "execute": 3}
@@ -302,7 +311,7 @@ class Scenario(_Strict):
             _invalid(("personas",), [p.id for p in self.personas],
                      "personas must be exactly reviewer, planner, operator")
         res = {r.id for r in self.resources}
-        located = [(("records", i), r) for i, r in enumerate(self.records)]
+        located: list[tuple[tuple, Record]] = [(("records", i), r) for i, r in enumerate(self.records)]
         located += [(("events", i, "adds", k), r) for i, e in enumerate(self.events) for k, r in enumerate(e.adds)]
         for loc, r in located:
             if r.kind == "job" and r.fields["resource"] not in res:
