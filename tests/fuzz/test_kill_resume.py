@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from fuzzkit import SUITES, invoke, sample
 
-CONCURRENCY = 2
+CONCURRENCY = 2  # cells in flight; one more unit is run, so a cell is still queued when the first finishes
 
 
 def _completion(tools: list[str]) -> dict:
@@ -89,8 +89,9 @@ def test_kill_9_then_resume_loses_no_cell_and_no_usage(suite, tmp_path):
     if data is None:
         pytest.skip(f"suite {suite} provides no sample dataset")
     run = tmp_path / "run"
-    args = ["run", suite, "--dataset", data, "--out", str(run), "--model", "hosted_vllm/m", "--units", "2",
-            "--max-turns", "3", "--no-cache", "--max-concurrency", str(CONCURRENCY), "--max-attempts", "1"]
+    args = ["run", suite, "--dataset", data, "--out", str(run), "--model", "hosted_vllm/m",
+            "--units", str(CONCURRENCY + 1), "--max-turns", "3", "--no-cache", "--max-concurrency", str(CONCURRENCY),
+            "--max-attempts", "1"]
     env = {**os.environ, "LONGVIEW_CACHE_DIR": str(tmp_path / "cache")}
     with SlowServer() as srv:
         args += ["--api-base", srv.url]

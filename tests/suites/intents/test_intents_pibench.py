@@ -78,6 +78,28 @@ def test_dependency_contract_is_enforced(tmp_path):
     assert e.value.record == "tester_task_004" and "depends_on" in e.value.field
 
 
+@pytest.mark.parametrize("file, old, new, field", [
+    ("profile.yaml", "user_id: tester", "user_id: ../../escape", "user_id"),
+    ("episode.yaml", "  - task_id: tester_task_002", "  - task_id: ../tester/tasks/tester_task_002", "tasks.1.task_id"),
+])
+def test_unsafe_pibench_ids_name_file_and_field(tmp_path, file, old, new, field):
+    root = _copy(tmp_path)
+    f = root / "data/tester" / file
+    assert old in f.read_text()
+    f.write_text(f.read_text().replace(old, new))
+    with pytest.raises(DataError) as e:
+        load_pibench(str(root))
+    assert e.value.file == str(f) and e.value.field == field and "separators" in e.value.expected
+
+
+def test_duplicate_pibench_persona_ids_are_refused(tmp_path):
+    root = _copy(tmp_path)
+    shutil.copytree(root / "data/tester", root / "data/tester2")
+    with pytest.raises(DataError) as e:
+        load_pibench(str(root))
+    assert e.value.file == str(root / "data/tester2/profile.yaml") and e.value.field == "user_id"
+
+
 def _note_agent(name: str) -> None:
     """A scripted model that logs in, creates the packing note, checks it and answers."""
 

@@ -69,3 +69,101 @@ def test_stated_policy_names_each_class_under_its_stated_depth(builtin):
             for t in sc.tasks:
                 if t.id in CLASSES and t.stated_depth(p.id) != "noop":
                     assert CLASSES[t.id] in sections[t.stated_depth(p.id)], (sc.id, p.id, t.id)
+
+
+def _job(raw):
+    return next(i for i, r in enumerate(raw["records"]) if r["kind"] == "job")
+
+
+def _drop_resources(raw):
+    raw.pop("resources")
+    return f"records.{_job(raw)}.fields.resource"
+
+
+def _hours(value):
+    def fn(raw):
+        raw["records"][_job(raw)]["fields"]["hours"] = value
+        return f"records.{_job(raw)}.fields"
+    return fn
+
+
+def _set(key, value):
+    def fn(raw):
+        raw[key] = value
+        return key
+    return fn
+
+
+def _busy_tz(raw):
+    raw["availability"]["busy"][0]["start"] = "2026-03-03T13:20:00+02:00"
+    return "availability.busy.0.start"
+
+
+def _wake_tz(raw):
+    raw["availability"]["wake"] = "07:00:00+02:00"
+    return "availability.wake"
+
+
+def _unknown_evidence(raw):
+    raw["tasks"][2]["evidence"] = ["NOPE-1"]
+    return "tasks.2.evidence.0"
+
+
+HOSTILE = {  # each crashed a run (or loaded nonsense) before the scenario format checked it
+    "no_resources": _drop_resources,  # a job's resource lookup raised StopIteration mid-run
+    "hours_huge": _hours(10**12),  # OverflowError in run_job
+    "hours_negative": _hours(-(10**12)),
+    "hours_text": _hours("8"),
+    "start_with_timezone": _set("start", "2026-03-02T00:00:00+00:00"),  # TypeError: naive vs aware
+    "start_as_number": _set("start", 1),  # a Unix timestamp: aware, so the same TypeError
+    "start_year_9999": _set("start", "9999-12-30T00:00:00"),  # start + days overflows
+    "busy_with_timezone": _busy_tz,
+    "wake_with_timezone": _wake_tz,
+    "unknown_evidence": _unknown_evidence,
+    "id_with_separator": _set("id", "../escape"),
+    "id_with_colon": _set("id", "a:b"),
+}
+
+
+def _range_from(value):
+    def fn(raw):
+        i = next(i for i, a in enumerate(raw["actions"]) if any(isinstance(v, dict) for v in a["args"].values()))
+        key = next(k for k, v in raw["actions"][i]["args"].items() if isinstance(v, dict))
+        raw["actions"][i]["args"][key]["from"] = value
+        return f"actions.{i}.args"
+    return fn
+
+
+def _job_fields_removed(raw):
+    raw["records"][_job(raw)].pop("fields")
+    return f"records.{_job(raw)}.fields"
+
+
+HOSTILE.update({  # found by an ad-hoc deep fuzz: time ranges compared str with datetime mid-run
+    "range_from_text": _range_from("soon"),
+    "range_from_number": _range_from(5),
+    "range_from_null": _range_from(None),
+    "range_reversed": _range_from("2999-01-01T00:00:00"),
+    "job_without_fields": _job_fields_removed,  # was a KeyError in the reference check
+})
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_hostile_scenario_fails_at_load_naming_file_record_and_field(case, tmp_path):
+    raw = json.loads(sorted(builtin_dir().glob("*.json"))[0].read_text())
+    field = HOSTILE[case](raw)
+    (tmp_path / "s.json").write_text(json.dumps(raw))
+    with pytest.raises(DataError) as e:
+        load(str(tmp_path))
+    assert e.value.file.endswith("s.json")
+    assert e.value.record == raw["id"]
+    assert e.value.field == field
+
+
+def test_duplicate_scenario_ids_name_the_second_file(tmp_path):
+    src = sorted(builtin_dir().glob("*.json"))[0]
+    for name in ("a.json", "b.json"):
+        (tmp_path / name).write_text(src.read_text())
+    with pytest.raises(DataError) as e:
+        load(str(tmp_path))
+    assert e.value.file.endswith("b.json") and e.value.field == "id" and "a.json" in e.value.expected

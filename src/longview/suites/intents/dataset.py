@@ -8,8 +8,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from longview.kernel.errors import DataError
-from longview.kernel.ids import parse_json
+from longview.kernel.errors import ConfigError, DataError
+from longview.kernel.ids import check_id, parse_json, path_component, read_json
 from longview.suites.intents.schema import Dataset, Episode
 
 BUILTIN = Path(__file__).parent / "data" / "builtin.json"
@@ -43,6 +43,21 @@ class IntentsDataset:
         return self.episodes[unit]
 
 
+def _episode_record(ep: object, index: int, loc: list) -> str:
+    """'persona/session' for an error inside episode ``ep`` at ``loc`` (relative to the episode)."""
+    if not isinstance(ep, dict):
+        return f"episode {index}"
+    persona = ep.get("persona")
+    pid = persona.get("id") if isinstance(persona, dict) else None
+    record = pid if isinstance(pid, str) else f"episode {index}"
+    if len(loc) >= 2 and loc[0] == "sessions" and isinstance(loc[1], int):
+        ss = ep.get("sessions")
+        s = ss[loc[1]] if isinstance(ss, list) and loc[1] < len(ss) else None
+        sid = s.get("id") if isinstance(s, dict) else None
+        record += f"/{sid if isinstance(sid, str) else loc[1]}"
+    return record
+
+
 def validate_dataset(raw: object, file: str) -> Dataset:
     """Validate a dataset JSON value; the first problem becomes a DataError naming the record and field."""
     try:
@@ -53,16 +68,37 @@ def validate_dataset(raw: object, file: str) -> Dataset:
         record = "<dataset>"
         if len(loc) >= 2 and loc[0] == "episodes" and isinstance(loc[1], int):
             eps = raw.get("episodes") if isinstance(raw, dict) else None
-            ep = eps[loc[1]] if isinstance(eps, list) and loc[1] < len(eps) else {}
-            record = str((ep.get("persona") or {}).get("id", f"episode {loc[1]}")) if isinstance(ep, dict) else f"episode {loc[1]}"
-            if len(loc) >= 4 and loc[2] == "sessions" and isinstance(loc[3], int) and isinstance(ep, dict):
-                ss = ep.get("sessions") or []
-                s = ss[loc[3]] if loc[3] < len(ss) else {}
-                record += f"/{s.get('id', loc[3]) if isinstance(s, dict) else loc[3]}"
+            ep = eps[loc[1]] if isinstance(eps, list) and loc[1] < len(eps) else None
+            record = _episode_record(ep, loc[1], loc[2:])
         raise DataError.from_error(file, record, loc, err) from None
 
 
+def validate_episode(raw: object, file: str) -> Episode:
+    """Validate one episode JSON value (a file of a dataset folder), naming record and field."""
+    try:
+        return Episode.model_validate(raw)
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = list(err["loc"])
+        raise DataError.from_error(file, _episode_record(raw, 0, loc), loc, err) from None
+
+
+def check_ids(episodes: list[Episode], files: list[str]) -> dict[str, Episode]:
+    """Persona ids name cell folders and session ids name traces: each must be a safe id, and
+    unique (persona ids in the dataset, session ids in their episode)."""
+    out: dict[str, Episode] = {}
+    for ep, file in zip(episodes, files, strict=True):
+        pid = check_id(ep.persona.id, file, ep.persona.id, "persona.id")
+        if pid in out:
+            raise DataError(file, pid, "persona.id", "unique persona ids (duplicate)")
+        for i, s in enumerate(ep.sessions):
+            check_id(s.id, file, f"{pid}/{s.id}", f"sessions.{i}.id")
+        out[pid] = ep
+    return out
+
+
 def load_json_dataset(path: Path, name: str) -> IntentsDataset:
+    """A whole dataset in one JSON file (``{"version": 1, "episodes": [...]}``, as the built-in)."""
     try:
         text = path.read_text(encoding="utf-8")
         raw = parse_json(text, str(path))  # DataError: invalid, nested too deep, lone surrogates
@@ -71,7 +107,30 @@ def load_json_dataset(path: Path, name: str) -> IntentsDataset:
     except ValueError as e:
         raise DataError(str(path), "<file>", "<root>", f"valid JSON ({e})") from None
     ds = validate_dataset(raw, str(path))
-    episodes = {ep.persona.id: ep for ep in ds.episodes}
-    if len(episodes) != len(ds.episodes):
-        raise DataError(str(path), "<dataset>", "episodes.persona.id", "unique persona ids")
+    episodes = check_ids(ds.episodes, [str(path)] * len(ds.episodes))
     return IntentsDataset(name=name, sha256=hashlib.sha256(text.encode()).hexdigest(), episodes=episodes)
+
+
+def load_folder_dataset(folder: Path, name: str) -> IntentsDataset:
+    """A folder of episode files: every ``*.json`` in it (sorted by name) is one :class:`Episode`."""
+    files = sorted(p for p in folder.glob("*.json") if p.is_file())
+    if not files:
+        raise ConfigError(f"intents dataset {name!r}: no *.json episode files in {folder}")
+    h = hashlib.sha256()
+    episodes = []
+    for f in files:
+        raw = read_json(f)  # DataError: unreadable, not UTF-8, invalid, too deep, lone surrogates
+        h.update(f.name.encode() + b"\0" + f.read_bytes())
+        episodes.append(validate_episode(raw, str(f)))
+    return IntentsDataset(name=name, sha256=h.hexdigest(), episodes=check_ids(episodes, [str(f) for f in files]))
+
+
+def write_folder(episodes: list[Episode], folder: Path) -> list[Path]:
+    """Write episodes as a dataset folder (one ``<persona id>.json`` per episode)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for ep in episodes:
+        p = folder / f"{path_component(ep.persona.id)}.json"
+        p.write_text(ep.model_dump_json(indent=1, exclude_defaults=True) + "\n", encoding="utf-8")
+        out.append(p)
+    return out

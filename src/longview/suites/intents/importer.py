@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from longview.domains.apps.state import APPS
 from longview.domains.apps.toolkit import AppsToolkit
 from longview.kernel.errors import DataError
+from longview.kernel.ids import check_id
 from longview.suites.intents.dataset import Classification, IntentsDataset
 from longview.suites.intents.rules import RuleScriptError, script_keys
 from longview.suites.intents.schema import ChecklistItem, Episode, HiddenIntent, Persona, Session
@@ -229,10 +230,12 @@ def load_persona(folder: Path, repo: Path, digest: "hashlib._Hash") -> tuple[Epi
     prof_path, ep_path = folder / "profile.yaml", folder / "episode.yaml"
     profile: PibProfile = _model(PibProfile, _yaml(prof_path, "profile"), prof_path, "profile")
     episode: PibEpisode = _model(PibEpisode, _yaml(ep_path, "episode"), ep_path, "episode")
+    check_id(profile.user_id, str(prof_path), profile.user_id, "user_id")  # names cell folders and traces
     digest.update(prof_path.read_bytes() + ep_path.read_bytes())
     tasks: dict[str, PibTask] = {}
     dirs: dict[str, Path] = {}
     for i, et in enumerate(episode.tasks):
+        check_id(et.task_id, str(ep_path), et.task_id, f"tasks.{i}.task_id")  # a folder name and a session id
         tpath = folder / "tasks" / et.task_id / "task.yaml"
         if not tpath.is_file():
             raise DataError(str(ep_path), et.task_id, f"tasks.{i}.task_id", f"a task file at {tpath}")
@@ -333,6 +336,8 @@ def load_pibench(path: str) -> IntentsDataset:
         ds.classification[unit] = cls
         if ep is None:
             continue
+        if ep.persona.id in episodes:
+            raise DataError(str(folder / "profile.yaml"), ep.persona.id, "user_id", "unique persona ids (duplicate)")
         episodes[ep.persona.id] = ep
         for sid, d in dirs.items():
             ds.asset_dirs[(ep.persona.id, sid)] = d

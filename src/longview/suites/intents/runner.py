@@ -71,11 +71,26 @@ def init_state(ep: Episode, open_login: bool) -> AppsState:
     return AppsState.model_validate(data)
 
 
+def _place(root: Path, rel: str) -> Path:
+    """Where a dataset file goes: ``root/rel`` (a checked workspace-relative path), with whatever the
+    agent left in the way (a folder where the file goes, a file where a folder goes) removed."""
+    p = root / rel
+    for parent in reversed(p.relative_to(root).parents[:-1]):
+        q = root / parent
+        if q.is_file() or q.is_symlink():
+            q.unlink()
+    if p.is_symlink() or p.is_file():
+        p.unlink()
+    elif p.is_dir():
+        shutil.rmtree(p)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    return p
+
+
 def init_workspace(ep: Episode, root: Path) -> None:
     root.mkdir(parents=True, exist_ok=True)
     for f in ep.files:
-        p = root / f.path
-        p.parent.mkdir(parents=True, exist_ok=True)
+        p = _place(root, f.path)
         if f.pdf_lines is not None:
             p.write_bytes(write_pdf(f.pdf_lines))
         else:
@@ -84,9 +99,7 @@ def init_workspace(ep: Episode, root: Path) -> None:
 
 def stage_assets(session: Session, root: Path, asset_dir: Path | None, skills: Path | None) -> None:
     for rel, text in session.assets.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
+        _place(root, rel).write_text(text, encoding="utf-8")
     if asset_dir is not None:  # imported task: copy its folder's files (not task.yaml) into the workspace root
         for src in sorted(asset_dir.iterdir()):
             if src.name in ("task.yaml", ".history", ".result", ".eval_result"):

@@ -11,9 +11,14 @@ a rubric item for a judge model (with a deterministic ``proxy`` check where one 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from longview.kernel.ids import id_problem
+
+MAX_PATH_PARTS = 16
+MAX_PATH_LEN = 512
 
 Collection = Literal["any", "notes", "tasks", "projects", "emails", "texts", "contacts", "alarms", "events",
                      "groups", "expenses", "orders", "liked_songs"]
@@ -21,6 +26,31 @@ Collection = Literal["any", "notes", "tasks", "projects", "emails", "texts", "co
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+def _invalid(loc: tuple, value: Any, message: str) -> None:
+    """Fail validation at ``loc`` (relative to the model; pydantic prefixes any outer location)."""
+    raise ValidationError.from_exception_data("intents", [
+        {"type": "value_error", "loc": loc, "input": value, "ctx": {"error": ValueError(message)}}])
+
+
+def workspace_path(value: str) -> str:
+    """``value`` if it is a safe workspace-relative path (the runner writes it under the cell's
+    workspace): '/'-separated, not absolute, no '.' or '..' parts, no backslashes or control
+    characters, bounded length and depth. Else ValueError saying why."""
+    if not value or len(value) > MAX_PATH_LEN:
+        raise ValueError(f"a workspace-relative path of 1-{MAX_PATH_LEN} characters")
+    if value.startswith("/"):
+        raise ValueError(f"a workspace-relative path, not an absolute one (got {value[:60]!r})")
+    parts = value.split("/")
+    if len(parts) > MAX_PATH_PARTS:
+        raise ValueError(f"a workspace path at most {MAX_PATH_PARTS} folders deep")
+    for part in parts:
+        problem = id_problem(part, max_len=200)
+        if problem:
+            raise ValueError(f"a workspace-relative path whose every part is {problem.removeprefix('an ')} "
+                             f"(part {part[:60]!r})")
+    return value
 
 
 class Check(Strict):
@@ -108,7 +138,7 @@ class Session(Strict):
                                   "(its direct prerequisites; they have no checklist).")
     apps: list[str] = Field(default_factory=list, description="Apps whose tools the agent gets (file tools always).")
     assets: dict[str, str] = Field(default_factory=dict, description="Files copied into the workspace at session "
-                                   "start: path -> text.")
+                                   "start: workspace-relative path -> text.")
     hidden_intents: list[HiddenIntent] = Field(min_length=1, description="Hidden intents, in the order the user "
                                                "volunteers them.")
     checklist: list[ChecklistItem] = Field(default_factory=list, description="Completion criteria (empty for "
@@ -122,6 +152,13 @@ class Session(Strict):
     tool_prefix: str = Field(default="", description="Prefix the task's tool names carry (mcp_appworld_).")
     files_read: list[str] = Field(default_factory=list, description="Workspace files judges see as context.")
 
+    @field_validator("assets")
+    @classmethod
+    def _asset_paths(cls, v: dict[str, str]) -> dict[str, str]:
+        for path in v:
+            workspace_path(path)
+        return v
+
 
 class Account(Strict):
     email: str = Field(description="Login (email; phone number for the phone app).")
@@ -131,9 +168,14 @@ class Account(Strict):
 class WorkspaceFile(Strict):
     """A file in the episode's workspace at the start."""
 
-    path: str = Field(description="Workspace-relative path.")
+    path: str = Field(description="Workspace-relative path ('/'-separated; no '..', no absolute paths).")
     text: str | None = Field(default=None, description="Text content (csv, md, txt...).")
     pdf_lines: list[str] | None = Field(default=None, description="Lines of a generated one-page PDF.")
+
+    @field_validator("path")
+    @classmethod
+    def _safe_path(cls, v: str) -> str:
+        return workspace_path(v)
 
     @model_validator(mode="after")
     def _one_body(self) -> "WorkspaceFile":
@@ -144,7 +186,7 @@ class WorkspaceFile(Strict):
 
 class Persona(Strict):
     id: str = Field(description="Persona id (the replication unit).")
-    name: str = Field(description="Display name.")
+    name: str = Field(pattern=r"\S", description="Display name (its first word is the account's first name).")
     profile: str = Field(description="Who the user is: background and habits, shown to the agent.")
     accounts: dict[str, Account] = Field(default_factory=dict, description="App -> the persona's account.")
 
@@ -155,7 +197,8 @@ class Episode(Strict):
     persona: Persona = Field(description="The user.")
     files: list[WorkspaceFile] = Field(default_factory=list, description="Workspace at the episode start.")
     seed: dict[str, list[dict[str, Any]]] = Field(default_factory=dict, description="App records at the start "
-                                                  "(contacts, songs, products...), by AppsState field.")
+                                                  "(contacts, songs, products...), by AppsState list field; each "
+                                                  "record is validated as that app's record type.")
     sessions: list[Session] = Field(min_length=1, description="Sessions in order.")
 
     @model_validator(mode="after")
@@ -173,7 +216,28 @@ class Episode(Strict):
             if s.depends_on and not s.checklist:
                 raise ValueError(f"session {s.id}: a session with depends_on needs a checklist")
             seen.add(s.id)
+        self._check_seed()
+        # A path that is a file must not also be a folder of another path (the runner could not write both).
+        paths = [f.path for f in self.files] + [p for s in self.sessions for p in s.assets]
+        folders = {"/".join(p.split("/")[:k]) for p in paths for k in range(1, p.count("/") + 1)}
+        clash = sorted(set(paths) & folders)
+        if clash:
+            raise ValueError(f"workspace path {clash[0]!r} is both a file and a folder of another file")
         return self
+
+    def _check_seed(self) -> None:
+        """Seed records become the apps' state when the episode starts: check them as such now."""
+        from longview.domains.apps.state import AppsState
+
+        lists = {k for k, f in AppsState.model_fields.items() if get_origin(f.annotation) is list}
+        for key, rows in self.seed.items():
+            if key not in lists:
+                _invalid(("seed", key), key, f"an app record list ({', '.join(sorted(lists))})")
+            try:
+                AppsState.model_validate({key: rows})
+            except ValidationError as e:
+                err = e.errors()[0]
+                _invalid(("seed", *err["loc"]), err.get("input"), err["msg"])
 
 
 class Dataset(Strict):

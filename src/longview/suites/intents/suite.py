@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -12,9 +13,22 @@ from longview.harness.suite import Cell, RoleSpec, Suite
 from longview.judges.base import LLMJudge
 from longview.kernel.errors import CellAborted, ConfigError
 from longview.suites.intents.agents import KINDS, ReferenceAgent
-from longview.suites.intents.dataset import BUILTIN, IntentsDataset, load_json_dataset
-from longview.suites.intents.judges import (RUBRIC_PROMPT, SATISFACTION_PROMPT, TARGETED_PROMPT, Decisions,
-                                            IntentJudges, RubricJudge, prompt_hashes)
+from longview.suites.intents.dataset import (
+    BUILTIN,
+    IntentsDataset,
+    load_folder_dataset,
+    load_json_dataset,
+    write_folder,
+)
+from longview.suites.intents.judges import (
+    RUBRIC_PROMPT,
+    SATISFACTION_PROMPT,
+    TARGETED_PROMPT,
+    Decisions,
+    IntentJudges,
+    RubricJudge,
+    prompt_hashes,
+)
 from longview.suites.intents.records import CellRecord
 from longview.suites.intents.runner import Components, abort_record, run_episode
 from longview.suites.intents.scoring import score_cells
@@ -51,7 +65,8 @@ class IntentsSuite(Suite):
                 "no_history": "every session starts with an empty memory (workspace and app state persist)"}
     model_variants = ("default",)
     datasets = {"builtin": "5 generated personas x 20 sessions (offline, deterministic judges)",
-                "pibench:PATH": "π-Bench's released data from your own checkout (schema v2); runnable tasks only"}
+                "pibench:PATH": "π-Bench's released data from your own checkout (schema v2); runnable tasks only",
+                "PATH": "a folder of episode JSON files (one persona each), or one dataset .json file"}
 
     def default_variants(self, agent: str, options: BaseModel) -> list[str] | None:
         return ["no_history"] if getattr(options, "no_history", False) else None
@@ -63,11 +78,25 @@ class IntentsSuite(Suite):
             from longview.suites.intents.importer import load_pibench
 
             return load_pibench(spec.split(":", 1)[1])
+        if Path(spec).is_dir():
+            return load_folder_dataset(Path(spec), spec)
         if spec.endswith(".json"):
-            from pathlib import Path
-
             return load_json_dataset(Path(spec), spec)
-        raise ConfigError(f"unknown intents dataset '{spec}': use builtin, pibench:PATH or a .json file")
+        raise ConfigError(f"unknown intents dataset '{spec}': use builtin, pibench:PATH, a folder of episode "
+                          "files or a .json file")
+
+    def sample_dataset(self, folder: Path) -> str:
+        """Three built-in personas cut to one prerequisite and its dependent session each (a 1 + 1
+        dependency group), as a folder of episode files: small and quick to run (fuzz suite; three
+        units so the kill-and-resume test still has a cell queued when the first one finishes)."""
+        ds = load_json_dataset(BUILTIN, "builtin")
+        episodes = []
+        for ep in list(ds.episodes.values())[:3]:
+            dependent = next(s for s in ep.sessions if len(s.depends_on) == 1)
+            prereq = next(s for s in ep.sessions if s.id == dependent.depends_on[0])
+            episodes.append(ep.model_copy(update={"sessions": [prereq, dependent]}))
+        write_folder(episodes, folder)
+        return str(folder)
 
     def reference_agent(self, name: str, dataset: Any, unit: str) -> ReferenceAgent:
         return ReferenceAgent(name.removeprefix("ref:"), dataset, unit)

@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from longview.kernel.errors import ConfigError, DataError
-from longview.kernel.ids import read_json
+from longview.kernel.ids import check_id, read_json
 from longview.suites.tempo.model import PERSONAS, Scenario
 
 BUILTIN = "builtin"
@@ -46,11 +46,16 @@ class TempoDataset:
 def load_file(path: Path) -> Scenario:
     raw = read_json(path, path.stem)  # DataError: unreadable, not UTF-8, invalid, too deep, lone surrogates
     try:
-        return Scenario.model_validate(raw)
+        scenario = Scenario.model_validate(raw)
     except ValidationError as e:
         err = e.errors()[0]
         rec = raw.get("id", path.stem) if isinstance(raw, dict) else path.stem
         raise DataError.from_error(str(path), str(rec), list(err["loc"]), dict(err)) from None
+    # The scenario id names units (SCENARIO:PERSONA), cell folders and traces.
+    check_id(scenario.id, str(path), scenario.id, "id")
+    if ":" in scenario.id:
+        raise DataError(str(path), scenario.id, "id", "a scenario id without ':' (units are SCENARIO:PERSONA)")
+    return scenario
 
 
 def load(spec: str, persona: str | None = None) -> TempoDataset:
@@ -65,9 +70,11 @@ def load(spec: str, persona: str | None = None) -> TempoDataset:
     for f in files:
         h.update(f.name.encode() + b"\0" + f.read_bytes())
         scenarios.append(load_file(f))
-    ids = [s.id for s in scenarios]
-    if len(ids) != len(set(ids)):
-        raise DataError(str(folder), "<dataset>", "id", "unique scenario ids")
+    seen: dict[str, Path] = {}
+    for f, s in zip(files, scenarios, strict=True):
+        if s.id in seen:
+            raise DataError(str(f), s.id, "id", f"unique scenario ids (also in {seen[s.id].name})")
+        seen[s.id] = f
     return TempoDataset(name=spec, sha256=h.hexdigest(), scenarios=scenarios,
                         personas=(persona,) if persona else PERSONAS)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -57,6 +58,13 @@ class TempoSuite(Suite):
 
     def load_dataset(self, spec: str, options: BaseModel) -> ds.TempoDataset:
         return ds.load(spec, getattr(options, "persona", None))
+
+    def sample_dataset(self, folder: Path) -> str:
+        """The first built-in scenario (3 units: one per persona) as a scenario folder (fuzz suite).
+        A scenario cannot be cut smaller: the format asks for 7-10 days and 10-19 tasks."""
+        first = sorted(ds.builtin_dir().glob("*.json"))[0]
+        ds.write([ds.load_file(first)], folder)
+        return str(folder)
 
     def reference_agent(self, name: str, dataset: Any, unit: str) -> Agent:
         scenario, persona = dataset.unit(unit)
