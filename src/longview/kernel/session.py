@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 from enum import StrEnum
-from typing import Protocol
+from typing import Any, Protocol
 
 from longview.kernel.agent import Agent, AssistantTurn, Message, Observation, ToolCall, Usage
 from longview.kernel.clock import SimClock
-from longview.kernel.tools import ToolKind, Toolkit, ToolSpec
+from longview.kernel.tools import ToolKind, ToolResult, ToolSpec
 from longview.kernel.trace import TraceWriter
 
 DEFAULT_MAX_TURNS = 20
@@ -78,6 +78,17 @@ class SessionProtocol(Protocol):
     async def user_reply(self, delivered: str, turn: int, trace: TraceWriter) -> UserTurn: ...
 
 
+class ToolEnv(Protocol):
+    """What a session needs of its environment: a :class:`Toolkit`, or anything that wraps one
+    (e.g. a toolkit that records calls, or a suite's interaction wrapper)."""
+
+    def schemas(self) -> list[dict[str, Any]]: ...
+
+    def call(self, name: str, args: Any) -> ToolResult: ...
+
+    def spec(self, name: str) -> ToolSpec | None: ...
+
+
 @dataclass
 class SessionOutcome:
     """What a finished session leaves for the suite to score."""
@@ -98,7 +109,7 @@ def _add_usage(total: Usage, u: Usage) -> None:
 
 async def run_session(
     agent: Agent,
-    env: Toolkit,
+    env: ToolEnv,
     protocol: SessionProtocol,
     *,
     system: str,

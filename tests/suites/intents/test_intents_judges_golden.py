@@ -9,12 +9,18 @@ import pytest
 
 from longview.domains.apps.state import AppsState
 from longview.harness.roles import Roles
+from longview.judges.base import LLMJudge
 from longview.kernel.errors import CellAborted
 from longview.kernel.models.mock import register_script, unregister_script
 from longview.suites.intents.evidence import CallRecord, Evidence
-from longview.suites.intents.judges import (Decisions, IntentJudges, RubricJudge, embedded_satisfied,
-                                            embedded_targeted, question_sentences)
-from longview.judges.base import LLMJudge
+from longview.suites.intents.judges import (
+    Decisions,
+    IntentJudges,
+    RubricJudge,
+    embedded_satisfied,
+    embedded_targeted,
+    question_sentences,
+)
 from longview.suites.intents.schema import Check, ChecklistItem, HiddenIntent
 
 I1 = HiddenIntent(id="I1", content="Mark it with the label ward-65.", recoverable_from="ask", cue="ward-65",

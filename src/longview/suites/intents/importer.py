@@ -225,7 +225,7 @@ def _units(order: list[str], deps: dict[str, list[str]]) -> list[set[str]]:
     return list(groups.values())
 
 
-def load_persona(folder: Path, repo: Path, digest: "hashlib._Hash") -> tuple[Episode | None, list[Classification],
+def load_persona(folder: Path, repo: Path, digest: hashlib._Hash) -> tuple[Episode | None, list[Classification],
                                                                               dict[str, Path], dict[str, list[str]]]:
     prof_path, ep_path = folder / "profile.yaml", folder / "episode.yaml"
     profile: PibProfile = _model(PibProfile, _yaml(prof_path, "profile"), prof_path, "profile")
@@ -276,13 +276,13 @@ def load_persona(folder: Path, repo: Path, digest: "hashlib._Hash") -> tuple[Epi
     verdicts = {tid: classify(t, any(p.name != "task.yaml" for p in dirs[tid].iterdir())) for tid, t in tasks.items()}
     keep: set[str] = set()
     for unit in _units(order, deps):
-        if all(verdicts[t].verdict == "runnable" for t in unit):
+        if all(verdicts[tid].verdict == "runnable" for tid in unit):
             keep |= unit
         else:
-            for t in unit:
-                if verdicts[t].verdict == "runnable":
-                    verdicts[t].reason = "runs offline, but its dependency unit does not"
-                    verdicts[t].verdict = "excluded_unit"
+            for tid in unit:
+                if verdicts[tid].verdict == "runnable":
+                    verdicts[tid].reason = "runs offline, but its dependency unit does not"
+                    verdicts[tid].verdict = "excluded_unit"
     rule_keys: dict[str, list[str]] = {}
     sessions = []
     for tid in order:

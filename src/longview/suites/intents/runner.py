@@ -170,13 +170,14 @@ async def add_judged_criteria(rec: SessionRecord, session: Session, user: TwoSta
             rec.criteria[c.id] = CriterionOutcome(weight=c.weight, kind="rubric", met=met, by=by)
     if session.rule_script and rule_keys:
         try:
-            met = score_rules(Path(session.rule_script), rule_keys, user.tools.calls, set(session.rule_tools),
-                              session.tool_prefix, comps.rule_mode)
+            rule_met: dict[str, bool | None] = dict(score_rules(
+                Path(session.rule_script), rule_keys, user.tools.calls, set(session.rule_tools),
+                session.tool_prefix, comps.rule_mode))
         except RuleScriptError as e:
             rec.rule_errors.append(str(e))
-            met = {k: None for k in rule_keys}  # type: ignore[misc]
+            rule_met = {k: None for k in rule_keys}  # a crashed script judges nothing: undefined, not failed
         for k in rule_keys:
-            rec.criteria[f"[tools] {k}"] = CriterionOutcome(weight=1.0, kind="rule", met=met[k],
+            rec.criteria[f"[tools] {k}"] = CriterionOutcome(weight=1.0, kind="rule", met=rule_met[k],
                                                             by=f"rule:{comps.rule_mode}")
 
 

@@ -71,7 +71,7 @@ class Check(Strict):
                                  "(strings: substring match).")
 
     @model_validator(mode="after")
-    def _fields_for_kind(self) -> "Check":
+    def _fields_for_kind(self) -> Check:
         need = {"file_contains": "path", "record_contains": "collection", "tool_called": "tool"}.get(self.kind)
         if need and getattr(self, need) is None:
             raise ValueError(f"a {self.kind} check needs '{need}'")
@@ -111,7 +111,7 @@ class HiddenIntent(Strict):
                                      "(π-Bench status 'provided'); counts in PROC's denominator, never open.")
 
     @model_validator(mode="after")
-    def _source_for_label(self) -> "HiddenIntent":
+    def _source_for_label(self) -> HiddenIntent:
         if self.recoverable_from in ("session", "workspace") and not (self.source and self.cue):
             raise ValueError(f"an intent recoverable from {self.recoverable_from} needs 'source' and 'cue'")
         return self
@@ -178,7 +178,7 @@ class WorkspaceFile(Strict):
         return workspace_path(v)
 
     @model_validator(mode="after")
-    def _one_body(self) -> "WorkspaceFile":
+    def _one_body(self) -> WorkspaceFile:
         if (self.text is None) == (self.pdf_lines is None):
             raise ValueError("give exactly one of 'text' or 'pdf_lines'")
         return self
@@ -202,7 +202,7 @@ class Episode(Strict):
     sessions: list[Session] = Field(min_length=1, description="Sessions in order.")
 
     @model_validator(mode="after")
-    def _order_and_dependencies(self) -> "Episode":
+    def _order_and_dependencies(self) -> Episode:
         seen: set[str] = set()
         by_id = {s.id: s for s in self.sessions}
         for s in self.sessions:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from collections.abc import Mapping
 
 from longview.harness.scorecard import DatasetInfo, MetricInfo, Scorecard, build_row, row_order
 from longview.judges.base import agreement
@@ -38,7 +39,7 @@ def score_cells(results: list[str], ds_name: str, ds_sha: str, units: list[str],
         groups[(c.agent, c.variant)].append(c)
     rows = []
     for (agent, variant), cs in groups.items():
-        scored: dict[str, list[dict]] = defaultdict(list)
+        scored: dict[str, list[Mapping[str, float | None]]] = defaultdict(list)
         by_trial: dict[int, dict[str, dict]] = defaultdict(dict)
         aborted: dict[str, str] = {}
         pairs: list[tuple[str, bool, bool]] = []
@@ -58,7 +59,7 @@ def score_cells(results: list[str], ds_name: str, ds_sha: str, units: list[str],
         trial_means: dict[str, list[float]] = {}
         for k in ("proc", "comp"):
             means = []
-            for t, per_unit in sorted(by_trial.items()):
+            for _trial, per_unit in sorted(by_trial.items()):
                 vals = [m[k] for m in per_unit.values() if m.get(k) is not None]
                 if vals:
                     means.append(sum(vals) / len(vals))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -127,7 +127,7 @@ class IntentsSuite(Suite):
     async def run_cell(self, ctx: CellContext) -> CellRecord:
         comps = ctx.components if isinstance(ctx.components, Components) else Components()
         try:
-            return await run_episode(ctx, ctx.dataset, comps, no_history=ctx.cell.variant == "no_history",
+            return await run_episode(ctx, cast(IntentsDataset, ctx.dataset), comps, no_history=ctx.cell.variant == "no_history",
                                      limit=getattr(ctx.options, "sessions", 0))
         except CellAborted as e:
             return abort_record(ctx, e)

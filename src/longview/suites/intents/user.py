@@ -17,7 +17,7 @@ from longview.domains.apps.files import snapshot_files
 from longview.domains.apps.state import AppsState
 from longview.kernel.agent import ToolCall
 from longview.kernel.session import ControlResult, UserTurn
-from longview.kernel.tools import ToolResult, ToolSpec, Toolkit
+from longview.kernel.tools import Toolkit, ToolResult, ToolSpec
 from longview.kernel.trace import TraceWriter
 from longview.suites.intents.evidence import CallRecord, Evidence, run_check
 from longview.suites.intents.judges import IntentJudges

@@ -220,7 +220,7 @@ class Timeline:
             self.said.append(Said(sid=scene.sid, kind=scene.kind, text=scene.request, trigger="request"))
         try:
             # Wrapper duck-types Toolkit (schemas/call/spec); kernel's run_session is annotated with the class.
-            outcome = await run_session(agent, wrapper, proto,  # type: ignore[arg-type]
+            outcome = await run_session(agent, wrapper, proto,
                                         system=self._system(scene, memory, target), opening=first,
                                         session_id=sid, phase=scene.kind, trace=trace, max_turns=self.max_turns,
                                         clock=clock, trigger="notification" if scene.opening == "event" and opening is None

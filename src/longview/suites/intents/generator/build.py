@@ -12,11 +12,22 @@ contacts.csv or policies.pdf), or only by asking.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from longview.suites.intents.generator.personas import PERSONAS, PRODUCTS, SONGS
-from longview.suites.intents.schema import (Account, Action, Check, ChecklistItem, Dataset, Episode, HiddenIntent,
-                                            Persona, Session, WorkspaceFile)
+from longview.suites.intents.schema import (
+    Account,
+    Action,
+    Check,
+    ChecklistItem,
+    Dataset,
+    Episode,
+    HiddenIntent,
+    Persona,
+    Session,
+    WorkspaceFile,
+)
 
 APPS_ALL = ("simple_note", "todoist", "gmail", "phone", "calendar", "splitwise", "spotify", "amazon")
 KINDS = ("note", "file", "todo", "email", "sms", "event", "expense", "shop", "music", "note", "file", "todo")
@@ -44,8 +55,8 @@ class Artifact:
     label: str  # how the request names it
     base: list[Action]
     base_checks: list[tuple[str, Check]]
-    add: object  # callable (phrase, k) -> list[Action]
-    has: object  # callable (phrase) -> Check
+    add: Callable[[str, int], list[Action]]  # (phrase, k) -> the actions that carry it
+    has: Callable[[str], Check]  # (phrase) -> the check that finds it
     assets: dict[str, str] = field(default_factory=dict)
 
 
@@ -192,7 +203,7 @@ class EpisodeBuilder:
         self.songs = [(i + 1, t) for i, (t, _, _) in enumerate(SONGS)]
         self.rng.shuffle(self.products)
         self.rng.shuffle(self.songs)
-        self.ws_lines: dict[str, list[str]] = {f: [] for f in WS_FILES}
+        self.ws_lines: dict[str, list[tuple[str, str]]] = {f: [] for f in WS_FILES}
         self.ws_turn = 0
         self.forbidden = set(pd["people"]) | set(pd["topics"]) | {pd["name"]} | {_email_of(p) for p in pd["people"]}
 
@@ -222,7 +233,7 @@ class EpisodeBuilder:
             self.slot_turn += 1
             if slot == "tag":
                 slug = topic.split()[0].lower().replace("-", "")[:4]
-                v = self._fresh(lambda: f"{slug}-{self.rng.randint(10, 99)}")
+                v = self._fresh(lambda slug=slug: f"{slug}-{self.rng.randint(10, 99)}")
                 return v, f"Mark it with the label {v}.", "which label it should be marked with"
             if slot == "ref":
                 v = self._fresh(lambda: f"REF-{self.rng.randint(1000, 9999)}")
@@ -232,7 +243,7 @@ class EpisodeBuilder:
                 return v, f"State the deadline {v} in it.", "what the deadline is"
             if slot == "budget":
                 cur = self.pd["amounts"][0].split()[0]
-                v = self._fresh(lambda: f"{cur} {self.rng.randint(2, 95) * 100:,}")
+                v = self._fresh(lambda cur=cur: f"{cur} {self.rng.randint(2, 95) * 100:,}")
                 return v, f"Keep the budget cap at {v} and say so.", "what budget cap applies"
             pool = self.pools[slot]
             while pool and self._clashes(pool[-1]):

@@ -17,10 +17,10 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from longview.domains.apps.pdf import write_pdf, extract_text
+from longview.domains.apps.pdf import extract_text, write_pdf
 from longview.harness.context import CellContext
 from longview.harness.roles import Roles
-from longview.harness.suite import Cell
+from longview.harness.suite import Cell, NoOptions
 from longview.suites.intents.agents import ReferenceAgent
 from longview.suites.intents.dataset import IntentsDataset
 from longview.suites.intents.runner import Components, run_episode
@@ -55,7 +55,7 @@ def static_problems(ep: Episode) -> list[str]:
 
 
 async def _run(ds: IntentsDataset, unit: str, kind: str, folder: Path, no_history: bool = False):
-    ctx = CellContext(cell=Cell(agent=f"ref:{kind}", variant="default", unit=unit), dataset=ds, options=None,
+    ctx = CellContext(cell=Cell(agent=f"ref:{kind}", variant="default", unit=unit), dataset=ds, options=NoOptions(),
                       agent=ReferenceAgent(kind, ds, unit), components=Components(), roles=Roles({}), folder=folder)
     return await run_episode(ctx, ds, Components(), no_history=no_history)
 
