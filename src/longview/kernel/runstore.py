@@ -156,7 +156,14 @@ class RunStore:
         return self.root / JOURNAL
 
     def _real_root(self) -> Path:
-        return self.root.resolve()
+        # Resolved once: every session path is checked against it (resolving costs a syscall per
+        # path component, and a run asks for thousands of session paths).
+        real = getattr(self, "_real_root_cache", None)
+        if real is None:
+            real = self.root.resolve()
+            if self.root.is_dir():  # only once the run folder exists (it may still be made a link)
+                self._real_root_cache = real
+        return real
 
     def inside(self, path: Path) -> Path:
         """``path`` if it resolves (symlinks followed) to a location inside the run folder."""
@@ -165,18 +172,22 @@ class RunStore:
             raise ConfigError(f"{self.root}: refusing to use {path}: it leads outside the run folder (to {real})")
         return path
 
-    def cell_dir(self, cell: str) -> Path:
+    def _cell_path(self, cell: str) -> Path:
         problem = id_problem(cell, max_len=MAX_CELL_KEY, separators=True)
         if problem:
             raise ConfigError(f"{self.root}: cell key {cell!r:.80}: expected {problem}")
-        return self.inside(self.root / CELLS / path_component(cell))
+        return self.root / CELLS / path_component(cell)
+
+    def cell_dir(self, cell: str) -> Path:
+        return self.inside(self._cell_path(cell))
 
     def session_path(self, cell: str, session_id: str) -> Path:
         """Where one session's trace of ``cell`` goes; the only way a suite should name a trace."""
         problem = id_problem(session_id)
         if problem:
             raise ConfigError(f"{self.root}: cell {cell}: session id {session_id!r:.80}: expected {problem}")
-        return self.inside(self.cell_dir(cell) / f"{path_component(session_id)}.jsonl")
+        # Resolving the full path also catches a cell folder that leads outside the run.
+        return self.inside(self._cell_path(cell) / f"{path_component(session_id)}.jsonl")
 
     # --- opening ----------------------------------------------------------------------------
 
