@@ -9,6 +9,7 @@ model, and LLM implementations plug in through the same two protocols.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Protocol
 
 from pydantic import BaseModel, Field
@@ -99,9 +100,11 @@ class KeywordRouter:
 _STOPS = STOP | RULE_TALK
 
 
-def words(text: str) -> set[str]:
-    """Content words of ``text`` (the shared normaliser), minus the words every rule talk uses."""
-    return content_words(text or "", _STOPS)
+@lru_cache(maxsize=65536)
+def words(text: str) -> frozenset[str]:
+    """Content words of ``text`` (the shared normaliser), minus the words every rule talk uses.
+    Cached: every question is matched against the same few hundred rule texts."""
+    return frozenset(content_words(text or "", _STOPS))
 
 
 # Fields next to a rule's decision that a question may ask about and the rule does not answer
@@ -124,12 +127,12 @@ def _behaviour(text: str) -> str:
     return _TRIGGER.sub("", text or "", count=1)
 
 
-def rule_words(rule: StandingRule) -> set[str]:
+def rule_words(rule: StandingRule) -> frozenset[str]:
     """Everything the rule says: its statement (canonical answer), description and topic."""
     return words(rule.canonical_answer) | words(rule.rule_text) | words(rule.topic or "")
 
 
-def object_words(rule: StandingRule) -> set[str]:
+def object_words(rule: StandingRule) -> frozenset[str]:
     """Words naming the object the rule's tool acts on (the confirmed tool for confirm rules)."""
     tool = rule.action_step.tool
     if tool == "get_user_confirmation":
