@@ -212,21 +212,77 @@ def test_identity_fields_are_auto_filled_from_the_persona() -> None:
     assert "Ada Lovelace" in out["traveler_info"]
 
 
-def test_filters_are_lenient_and_never_empty() -> None:
+def test_filters_match_loosely_like_the_release() -> None:
     refs = [
         {"id": "p1", "type": "product", "attributes": {"name": "Trail poles", "category": "hiking poles", "price": 80}},
         {"id": "p2", "type": "product", "attributes": {"name": "Lamp", "category": "lighting", "price": 20}},
         {"id": "p3", "type": "product", "attributes": {"name": "Mystery item"}},
+        {"id": "p4", "type": "product", "attributes": {"name": "Boots", "category": "hiking-boots", "price": 120}},
     ]
     env = _session("commerce", refs)
-    out = _ok(env, "search_products", category="Hiking Poles", budget=100, sort_by="price_asc")
-    assert [r["id"] for r in out["results"]] == ["p1"]  # strong match preferred over "absent passes"
-    out = _ok(env, "search_products", category="pole")
+    # Substring either way or one shared word: "hiking poles" also brings the boots (a decoy).
+    out = _ok(env, "search_products", category="Hiking Poles", sort_by="price_asc")
+    assert [r["id"] for r in out["results"]] == ["p1", "p4"] and "hint" not in out
+    out = _ok(env, "search_products", category="Hiking Poles", budget=100)
     assert [r["id"] for r in out["results"]] == ["p1"]
+    out = _ok(env, "search_products", category="pole")  # substring
+    assert [r["id"] for r in out["results"]] == ["p1"]
+    out = _ok(env, "search_products", category="Outdoor hiking gear, poles")  # shared word
+    assert [r["id"] for r in out["results"]] == ["p1", "p4"]
+    # Matching is on the category only (not the name); a record without one never matches.
+    assert _ok(env, "search_products", category="lamp")["count"] == 0
+    # Nothing matched in a non-empty pool: empty, with a hint naming the filter.
     out = _ok(env, "search_products", category="submarine")
-    assert out["count"] == 3 and "note" in out
+    assert out["count"] == 0 and out["results"] == [] and "category='submarine'" in out["hint"]
     out = _ok(env, "search_products", sort_by="price_desc")
-    assert [r["id"] for r in out["results"]] == ["p1", "p2", "p3"]
+    assert [r["id"] for r in out["results"]] == ["p4", "p1", "p2", "p3"]
+    # An empty pool gives an empty answer without a hint.
+    out = _ok(_session("commerce", []), "search_products", category="lamp")
+    assert out == {"results": [], "count": 0}
+
+
+def test_compare_products_gives_no_ready_made_pick() -> None:
+    refs = [
+        {"id": "p1", "type": "product", "attributes": {"category": "tea", "price": 8, "rating": 4.1}},
+        {"id": "p2", "type": "product", "attributes": {"category": "tea", "price": 5, "rating": 4.8}},
+    ]
+    out = _ok(_session("commerce", refs), "compare_products", product_ids=["p1", "p2"])
+    assert set(out) == {"results", "count"} and [r["id"] for r in out["results"]] == ["p1", "p2"]
+
+
+def test_list_filters_follow_the_release_defaults_and_visibility() -> None:
+    msgs = [
+        {"id": "m1", "type": "message", "attributes": {"sender": "Ann Lee", "folder": "inbox"}},
+        {"id": "m2", "type": "message", "attributes": {"sender": "Bo Chen"}},  # no folder: inbox
+        {"id": "m3", "type": "message", "attributes": {"sender": "Ann Lee", "folder": "archive", "archived": True}},
+    ]
+    env = _session("communication", msgs)
+    assert [r["id"] for r in _ok(env, "search_messages")["results"]] == ["m1", "m2"]
+    assert [r["id"] for r in _ok(env, "search_messages", folder="inbox")["results"]] == ["m1", "m2"]
+    assert [r["id"] for r in _ok(env, "search_messages", folder="archive")["results"]] == ["m3"]
+    assert "hint" in _ok(env, "search_messages", folder="sent")
+    events = [
+        {"id": "e1", "type": "calendar_event", "attributes": {"title": "Sync", "participants": ["a@x.org"]}},
+        {"id": "e2", "type": "calendar_event", "attributes": {"title": "Old", "status": "cancelled", "calendar": "work"}},
+        {"id": "e3", "type": "calendar_event", "attributes": {"title": "Team", "calendar": "work",
+                                                               "participants": ["b@x.org"]}},
+    ]
+    env = _session("scheduling", events)
+    assert [r["id"] for r in _ok(env, "list_events")["results"]] == ["e1", "e3"]  # cancelled not listed
+    assert [r["id"] for r in _ok(env, "list_events", calendar="work")["results"]] == ["e3"]
+    # Participants match exactly (case-insensitive), not loosely.
+    assert [r["id"] for r in _ok(env, "list_events", participants=["A@X.org"])["results"]] == ["e1"]
+    assert "hint" in _ok(env, "list_events", participants=["a"])
+    files = [
+        {"id": "f1", "type": "file", "attributes": {"name": "a.pdf", "file_type": "pdf", "location": "/Docs/Tax"}},
+        {"id": "f2", "type": "file", "attributes": {"name": "b"}},  # reads as location "/", type "other"
+    ]
+    env = _session("workspace", files)
+    assert [r["id"] for r in _ok(env, "list_files", location="Tax")["results"]] == ["f1"]
+    # "/" is contained in "/Docs": the release's substring rule lets the location-less file through.
+    assert [r["id"] for r in _ok(env, "list_files", location="/Docs")["results"]] == ["f1", "f2"]
+    assert [r["id"] for r in _ok(env, "list_files", location="/")["results"]] == ["f1", "f2"]
+    assert "hint" in _ok(env, "list_files", file_type="csv")
 
 
 def test_confirmation_tool() -> None:

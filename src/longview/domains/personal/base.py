@@ -2,8 +2,9 @@
 
 A session's world is a :class:`SessionDB` built from its ``local_env.references``. Every id an agent
 passes must be known to it (a reference, an id mentioned in some reference's attributes, or an id a
-tool created earlier); otherwise the tool fails with "Not found". Search/list tools filter leniently
-and deterministically, and always hand back attributes verbatim.
+tool created earlier); otherwise the tool fails with "Not found". Search/list tools filter loosely
+and deterministically as the ATRBench release's environment does (empty with a hint when nothing
+matches), and always hand back attributes verbatim.
 """
 
 from __future__ import annotations
@@ -97,9 +98,15 @@ class SessionDB(WorldState):
                 return candidate
 
 
-# ---- lenient, deterministic filtering -------------------------------------------------------
+# ---- loose, deterministic filtering (as ATRBench's environment filters) ---------------------
+#
+# A filter keeps a record or drops it; there is no ranking by match strength. Free-text filters
+# match loosely: either string contains the other (case-insensitive), or they share a word, where
+# words are split at whitespace and , . / - _ . A record without the filtered field does not match
+# (a tool may name the value the release's environment assumes for a missing field). When filters
+# drop every candidate of a non-empty pool, the answer is empty and carries a hint.
 
-_STOPWORDS = {"the", "and", "for", "with", "los", "las", "del", "les"}
+_WORD_SPLIT = re.compile(r"[\s,./\-_]+")
 
 
 def normalize(value: Any) -> str:
@@ -109,62 +116,74 @@ def normalize(value: Any) -> str:
     return " ".join(re.split(r"[^0-9a-z]+", text)).strip()
 
 
-def _tokens(text: str) -> set[str]:
-    return {t for t in text.split() if len(t) > 2 and t not in _STOPWORDS}
+def loose_match(query: Any, target: Any) -> bool:
+    """True when ``query`` is empty, or ``target`` is non-empty and one contains the other
+    (case-insensitive) or the two share a word. A list target is read as its items joined by
+    spaces."""
+    if query in (None, ""):
+        return True
+    if isinstance(target, list):
+        target = " ".join(str(t) for t in target)
+    if target in (None, ""):
+        return False
+    q, t = str(query).lower().strip(), str(target).lower().strip()
+    if q in t or t in q:
+        return True
+    words = lambda text: {w for w in _WORD_SPLIT.split(text) if w}  # noqa: E731
+    return bool(words(q) & words(t))
 
 
-def text_score(query: str, value: Any) -> int:
-    """2 = phrase match (either contains the other), 1 = shared word, 0 = no match."""
-    if isinstance(value, list):
-        return max((text_score(query, v) for v in value), default=0)
-    q, v = normalize(query), normalize(value)
-    if not q or (v and (q in v or v in q)):
-        return 2
-    return 1 if _tokens(q) & _tokens(v) else 0
+Check = Callable[[dict[str, Any]], bool]
 
 
-Check = Callable[[dict[str, Any]], int]
-
-
-def text_filter(keys: tuple[str, ...], query: str | None) -> Check | None:
-    """Best match of ``query`` over the given attributes; a record lacking them all passes."""
-    if query is None:
+def text_filter(keys: tuple[str, ...], query: str | None, default: Any = None) -> Check | None:
+    """Keep records where ``query`` loosely matches any of the given attributes; a missing
+    attribute reads as ``default`` (None: it cannot match). No query, no filter."""
+    if query in (None, ""):
         return None
-
-    def check(attrs: dict[str, Any]) -> int:
-        present = [attrs[k] for k in keys if attrs.get(k) not in (None, "")]
-        return max((text_score(query, v) for v in present), default=2)
-
-    return check
+    return lambda attrs: any(loose_match(query, attrs.get(k, default)) for k in keys)
 
 
 def any_filter(keys: tuple[str, ...], wanted: list[str] | None) -> Check | None:
-    """Passes when any wanted term matches the attributes (tags, participants, ...)."""
+    """Keep records that loosely match any of the wanted terms on any of the given attributes."""
     if not wanted:
         return None
-    checks = [text_filter(keys, w) for w in wanted]
-    return lambda attrs: max(c(attrs) for c in checks if c)
+    return lambda attrs: any(loose_match(w, attrs.get(k)) for w in wanted for k in keys)
 
 
-def number_filter(key: str, limit: float | None, at_most: bool) -> Check | None:
-    """Keep records whose numeric attribute is within ``limit`` (absent passes)."""
-    if limit is None:
+def tag_filter(key: str, wanted: list[str] | None) -> Check | None:
+    """Keep records whose list attribute holds one of the wanted values exactly
+    (case-insensitive): tags, participants."""
+    if not wanted:
         return None
+    want = {str(w).lower() for w in wanted}
 
-    def check(attrs: dict[str, Any]) -> int:
-        v = attrs.get(key)
-        if not isinstance(v, (int, float)):
-            return 2
-        return 2 if (v <= limit if at_most else v >= limit) else 0
+    def check(attrs: dict[str, Any]) -> bool:
+        have = attrs.get(key)
+        items = have if isinstance(have, list) else ([] if have in (None, "") else [have])
+        return any(str(x).lower() in want for x in items)
 
     return check
 
 
-def equals_filter(key: str, value: str | None) -> Check | None:
-    """Exact (case-insensitive) match on a closed value such as a folder or calendar."""
-    if value is None:
+def number_filter(key: str, limit: float | None, at_most: bool) -> Check | None:
+    """Keep records whose numeric attribute is within ``limit``; a record without it passes."""
+    if limit is None:
         return None
-    return lambda attrs: 2 if key not in attrs or normalize(attrs[key]) == normalize(value) else 0
+
+    def check(attrs: dict[str, Any]) -> bool:
+        v = attrs.get(key)
+        if not isinstance(v, (int, float)):
+            return True
+        return v <= limit if at_most else v >= limit
+
+    return check
+
+
+def describe_filters(**given: Any) -> str:
+    """``name='value'`` pairs of the filters an agent passed, for a hint."""
+    shown = [f"{k}={v!r}" for k, v in given.items() if v not in (None, "", [])]
+    return ", ".join(shown) or "no filters"
 
 
 _SORT_KEYS: dict[str, tuple[tuple[str, ...], bool]] = {
@@ -330,29 +349,31 @@ class PersonalToolkit(Toolkit):
         return [r for r in self.db.records.values() if r.type in types]
 
     def search(
-        self, types: tuple[str, ...], checks: list[Check | None], sort_by: str | None = None
+        self,
+        types: tuple[str, ...],
+        checks: list[Check | None],
+        sort_by: str | None = None,
+        *,
+        filters: str = "",
+        keep: Callable[[Record], bool] | None = None,
     ) -> dict[str, Any]:
-        """Records of ``types`` passing every filter, strong matches preferred over word overlap.
+        """Records of ``types`` passing every filter (and ``keep``), in pool order unless sorted.
 
-        If nothing passes, every candidate is returned with a note, so an over-narrow filter never
-        hides the pool.
+        When the filters leave nothing of a non-empty pool, the answer is empty with a hint naming
+        the filters (``filters``) and how to widen them; an empty pool gives an empty answer.
         """
         pool = self.of_type(*types)
         active = [c for c in checks if c is not None]
-        scored = [(r, [c(r.attributes) for c in active]) for r in pool]
-        note = None
-        for need in (2, 1):
-            hits = [r for r, s in scored if all(x >= need for x in s)]
-            if hits:
-                break
-        else:
-            hits = pool
-            if active and pool:
-                note = "No exact match for the given filters; showing all candidates."
-        out: dict[str, Any] = {"results": [r.view() for r in sort_records(hits, sort_by)], "count": len(hits)}
-        if note:
-            out["note"] = note
-        return out
+        hits = [r for r in pool if all(c(r.attributes) for c in active) and (keep is None or keep(r))]
+        if not hits and pool:
+            return {
+                "count": 0,
+                "results": [],
+                "hint": f"Nothing matched ({filters or 'the given filters'}). Text filters match by "
+                "substring or a shared word; try a broader term or leave a filter out "
+                "(with no filters you get the whole list).",
+            }
+        return {"results": [r.view() for r in sort_records(hits, sort_by)], "count": len(hits)}
 
     def listing(self, records: list[Record]) -> dict[str, Any]:
         return {"results": [r.view() for r in records], "count": len(records)}

@@ -6,6 +6,7 @@ from typing import Literal
 
 from longview.domains.personal.base import (
     PersonalToolkit,
+    describe_filters,
     number_filter,
     parse_date,
     positive_int,
@@ -37,25 +38,18 @@ class CommerceToolkit(PersonalToolkit):
             budget: Highest acceptable unit price.
             sort_by: Result order.
         """
-        checks = [text_filter(("category", "name"), category), number_filter("price", budget, at_most=True)]
-        return self.search(PRODUCT, checks, sort_by)
+        checks = [text_filter(("category",), category), number_filter("price", budget, at_most=True)]
+        return self.search(PRODUCT, checks, sort_by, filters=describe_filters(category=category, budget=budget))
 
     @tool(ToolKind.READ, tags=C)
     def compare_products(self, product_ids: list[str]) -> dict:
-        """Put several products side by side, with the cheapest and best-rated singled out.
+        """Put several products side by side (each with all its attributes).
 
         Args:
             product_ids: Ids of the products to compare (from search_products).
         """
-        recs = self.need_all(product_ids, PRODUCT, "product_ids")
-        out = self.listing(recs)
-        priced = [r for r in recs if isinstance(r.attributes.get("price"), (int, float))]
-        rated = [r for r in recs if isinstance(r.attributes.get("rating"), (int, float))]
-        if priced:
-            out["lowest_price_id"] = min(priced, key=lambda r: r.attributes["price"]).id
-        if rated:
-            out["highest_rated_id"] = max(rated, key=lambda r: r.attributes["rating"]).id
-        return out
+        # No ready-made "cheapest" or "best rated" pick: the release's environment gives none.
+        return self.listing(self.need_all(product_ids, PRODUCT, "product_ids"))
 
     @tool(ToolKind.WRITE, tags=C)
     def build_shopping_list(self, items: list[str], list_name: str | None = None) -> dict:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from longview.domains.personal.base import PersonalToolkit, equals_filter, text_filter
+from longview.domains.personal.base import PersonalToolkit, Record, describe_filters, text_filter
 from longview.kernel.tools import ToolError, ToolKind, tool
 
 COM = ("communication",)
@@ -29,8 +29,19 @@ class CommunicationToolkit(PersonalToolkit):
             sender: Sender name or address.
             folder: Mailbox folder to look in.
         """
-        checks = [text_filter(("sender",), sender), equals_filter("folder", folder)]
-        return self.search(MESSAGE + DRAFT, checks)
+        # As in the release: a message without a sender/folder reads as "unknown"/"inbox"; archived
+        # messages show only when the archive folder is asked for. Draft records (longview's cohort
+        # seeds some; the release has no such type) are searched alongside messages.
+        archive = folder == "archive"
+
+        def keep(r: Record) -> bool:
+            return bool(r.attributes.get("archived")) == archive
+
+        checks = [
+            text_filter(("sender",), sender, default="unknown"),
+            None if archive else text_filter(("folder",), folder, default="inbox"),
+        ]
+        return self.search(MESSAGE + DRAFT, checks, filters=describe_filters(sender=sender, folder=folder), keep=keep)
 
     @tool(ToolKind.WRITE, tags=COM)
     def set_message_priority(

@@ -106,6 +106,8 @@ def _call_for(domain: str, ref: dict[str, Any], peers: list[dict[str, Any]]) -> 
             args[arg] = _filter_value(attrs[attr], others)
         elif arg in ("location", "origin", "destination", "service_type"):
             args[arg] = ""  # required filter with nothing to go on: match everything
+    if tool == "search_messages" and attrs.get("archived"):
+        args["folder"] = "archive"  # archived messages are listed only from the archive folder
     return {"tool": tool, "arguments": {**args, **_FIXED.get(tool, {})}}
 
 

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from longview.domains.personal.base import PersonalToolkit, any_filter, parse_datetime, positive_int, text_filter
+from longview.domains.personal.base import (
+    PersonalToolkit,
+    describe_filters,
+    parse_datetime,
+    positive_int,
+    tag_filter,
+    text_filter,
+)
 from longview.kernel.tools import DateTime, ToolError, ToolKind, tool
 
 RST = ("reservation", "restaurant")
@@ -43,7 +50,7 @@ class ReservationToolkit(PersonalToolkit):
             sort_by: Result order.
         """
         checks = [text_filter(("location",), location), text_filter(("cuisine",), cuisine)]
-        return self.search(RESTAURANT, checks, sort_by)
+        return self.search(RESTAURANT, checks, sort_by, filters=describe_filters(location=location, cuisine=cuisine))
 
     @tool(ToolKind.WRITE, tags=RST)
     def book_restaurant(
@@ -104,8 +111,8 @@ class ReservationToolkit(PersonalToolkit):
             location: Area or city.
             event_tags: Themes wanted, e.g. ["jazz"]; an event matching any of them qualifies.
         """
-        checks = [text_filter(("location", "venue"), location), any_filter(("event_tags",), event_tags)]
-        return self.search(EVENT, checks)
+        checks = [text_filter(("location",), location), tag_filter("event_tags", event_tags)]
+        return self.search(EVENT, checks, filters=describe_filters(location=location, event_tags=event_tags))
 
     @tool(ToolKind.WRITE, tags=EVT)
     def book_event_ticket(
@@ -173,7 +180,8 @@ class ReservationToolkit(PersonalToolkit):
             sort_by: Result order.
         """
         checks = [text_filter(("service_type",), service_type), text_filter(("location",), location)]
-        return self.search(PROVIDER, checks, sort_by)
+        filters = describe_filters(service_type=service_type, location=location)
+        return self.search(PROVIDER, checks, sort_by, filters=filters)
 
     @tool(ToolKind.WRITE, tags=SVC)
     def book_service_appointment(

@@ -5,7 +5,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Literal
 
-from longview.domains.personal.base import PersonalToolkit, Record, any_filter, equals_filter, parse_datetime
+from longview.domains.personal.base import (
+    PersonalToolkit,
+    Record,
+    describe_filters,
+    parse_datetime,
+    tag_filter,
+    text_filter,
+)
 from longview.kernel.tools import DateTime, ToolError, ToolKind, tool
 
 SCH = ("scheduling",)
@@ -30,8 +37,14 @@ class SchedulingToolkit(PersonalToolkit):
             calendar: Which calendar to list.
             participants: People who should be attending; an event with any of them qualifies.
         """
-        checks = [equals_filter("calendar", calendar), any_filter(("participants",), participants)]
-        return self.search(EVENTS, checks)
+        # As in the release: an event without a calendar is on "default"; cancelled events are not listed.
+        checks = [text_filter(("calendar",), calendar, default="default"), tag_filter("participants", participants)]
+        return self.search(
+            EVENTS,
+            checks,
+            filters=describe_filters(calendar=calendar, participants=participants),
+            keep=lambda r: r.attributes.get("status") != "cancelled",
+        )
 
     @tool(ToolKind.READ, tags=SCH)
     def check_conflicts(

@@ -8,8 +8,10 @@ from longview.domains.personal.base import (
     PersonalToolkit,
     Record,
     any_filter,
+    describe_filters,
     number_filter,
     positive_int,
+    tag_filter,
     text_filter,
 )
 from longview.kernel.tools import ToolError, ToolKind, tool
@@ -47,8 +49,9 @@ class TravelToolkit(PersonalToolkit):
         Args:
             destination_constraints: Wishes such as ["quiet", "cultural"]; a destination matching any qualifies.
         """
-        check = any_filter(("name", "region", "location", "tags"), destination_constraints)
-        return self.search(DESTINATION, [check])
+        check = any_filter(("name", "region", "tags"), destination_constraints)
+        filters = describe_filters(destination_constraints=destination_constraints)
+        return self.search(DESTINATION, [check], filters=filters)
 
     @tool(ToolKind.WRITE, tags=PLAN)
     def plan_trip(
@@ -108,8 +111,8 @@ class TravelToolkit(PersonalToolkit):
             destination: City or area; matched against each stop's name and location.
             stop_tags: Themes wanted; a stop sharing any of them qualifies.
         """
-        checks = [text_filter(("location", "name"), destination), any_filter(("tags",), stop_tags)]
-        return self.search(STOP, checks)
+        checks = [text_filter(("location", "name"), destination), tag_filter("tags", stop_tags)]
+        return self.search(STOP, checks, filters=describe_filters(destination=destination, stop_tags=stop_tags))
 
     # ---- offers ------------------------------------------------------------------------------
 
@@ -139,16 +142,16 @@ class TravelToolkit(PersonalToolkit):
         """
         rooms, guests = positive_int(room_count, "room_count"), positive_int(guest_count, "guest_count")
 
-        def fits(attrs: dict) -> int:
+        def fits(attrs: dict) -> bool:
             per_room = attrs.get("max_guests_per_room")
-            return 0 if isinstance(per_room, int) and per_room * rooms < guests else 2
+            return not (isinstance(per_room, int) and per_room * rooms < guests)
 
         checks = [
-            text_filter(("location", "name"), location),
+            text_filter(("location",), location),
             number_filter("available_rooms", rooms, at_most=False),
             fits,
         ]
-        return self.search(HOTEL_OFFER, checks, sort_by)
+        return self.search(HOTEL_OFFER, checks, sort_by, filters=describe_filters(location=location))
 
     @tool(ToolKind.READ, tags=GND)
     def search_ground_transport(
@@ -173,7 +176,7 @@ class TravelToolkit(PersonalToolkit):
             text_filter(("destination",), destination),
             number_filter("available_seats", seats, at_most=False),
         ]
-        return self.search(types, checks, sort_by)
+        return self.search(types, checks, sort_by, filters=describe_filters(origin=origin, destination=destination))
 
     # ---- bookings ----------------------------------------------------------------------------
 

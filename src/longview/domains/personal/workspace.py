@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from longview.domains.personal.base import PersonalToolkit, equals_filter, text_filter
+from longview.domains.personal.base import PersonalToolkit, describe_filters, text_filter
 from longview.kernel.tools import ToolError, ToolKind, tool
 
 FILES = ("workspace", "files")
@@ -33,8 +33,9 @@ class WorkspaceToolkit(PersonalToolkit):
             location: Folder path or part of it.
             file_type: Kind of file.
         """
-        checks = [text_filter(("location",), location), equals_filter("file_type", file_type)]
-        return self.search(FILE, checks)
+        # As in the release: a file without a location/type reads as "/" / "other".
+        checks = [text_filter(("location",), location, default="/"), text_filter(("file_type",), file_type, default="other")]
+        return self.search(FILE, checks, filters=describe_filters(location=location, file_type=file_type))
 
     @tool(ToolKind.READ, tags=DOCS)
     def search_documents(self, location: str | None = None, doc_type: DocType | None = None) -> dict:
@@ -45,8 +46,9 @@ class WorkspaceToolkit(PersonalToolkit):
             location: Folder path or part of it.
             doc_type: Kind of document.
         """
-        checks = [text_filter(("location",), location), equals_filter("doc_type", doc_type)]
-        return self.search(DOCUMENT, checks)
+        # As in the release: a document without a location/type reads as "/" / "note".
+        checks = [text_filter(("location",), location, default="/"), text_filter(("doc_type",), doc_type, default="note")]
+        return self.search(DOCUMENT, checks, filters=describe_filters(location=location, doc_type=doc_type))
 
     @tool(ToolKind.WRITE, tags=FILES)
     def classify_files(
