@@ -229,8 +229,9 @@ def test_filters_match_loosely_like_the_release() -> None:
     assert [r["id"] for r in out["results"]] == ["p1"]
     out = _ok(env, "search_products", category="Outdoor hiking gear, poles")  # shared word
     assert [r["id"] for r in out["results"]] == ["p1", "p4"]
-    # Matching is on the category only (not the name); a record without one never matches.
+    # Matching is on the category only (not the name); a missing category reads as "unknown".
     assert _ok(env, "search_products", category="lamp")["count"] == 0
+    assert [r["id"] for r in _ok(env, "search_products", category="unknown")["results"]] == ["p3"]
     # Nothing matched in a non-empty pool: empty, with a hint naming the filter.
     out = _ok(env, "search_products", category="submarine")
     assert out["count"] == 0 and out["results"] == [] and "category='submarine'" in out["hint"]
@@ -246,8 +247,9 @@ def test_compare_products_gives_no_ready_made_pick() -> None:
         {"id": "p1", "type": "product", "attributes": {"category": "tea", "price": 8, "rating": 4.1}},
         {"id": "p2", "type": "product", "attributes": {"category": "tea", "price": 5, "rating": 4.8}},
     ]
-    out = _ok(_session("commerce", refs), "compare_products", product_ids=["p1", "p2"])
-    assert set(out) == {"results", "count"} and [r["id"] for r in out["results"]] == ["p1", "p2"]
+    out = _ok(_session("commerce", refs), "compare_products", product_ids=["p1", "p2", "p9"])
+    assert set(out) == {"results", "count"} and [r["id"] for r in out["results"]] == ["p1", "p2", "p9"]
+    assert out["results"][2] == {"id": "p9", "error": "not found"}  # a row, not a failed call
 
 
 def test_list_filters_follow_the_release_defaults_and_visibility() -> None:
@@ -283,6 +285,14 @@ def test_list_filters_follow_the_release_defaults_and_visibility() -> None:
     assert [r["id"] for r in _ok(env, "list_files", location="/Docs")["results"]] == ["f1", "f2"]
     assert [r["id"] for r in _ok(env, "list_files", location="/")["results"]] == ["f1", "f2"]
     assert "hint" in _ok(env, "list_files", file_type="csv")
+    evs = [
+        {"id": "v1", "type": "event", "attributes": {"name": "Jazz", "location": "Austin", "event_type": "music"}},
+        {"id": "v2", "type": "event", "attributes": {"name": "Expo", "location": "Austin", "event_tags": ["Tech"]}},
+    ]
+    env = _session("reservation", evs)
+    assert [r["id"] for r in _ok(env, "search_events", event_tags=["music"])["results"]] == ["v1"]  # legacy type
+    assert [r["id"] for r in _ok(env, "search_events", event_tags=["tech"])["results"]] == ["v2"]
+    assert "hint" in _ok(env, "search_events", event_tags=["tec"])  # tags match exactly
 
 
 def test_confirmation_tool() -> None:

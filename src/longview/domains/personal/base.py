@@ -151,16 +151,19 @@ def any_filter(keys: tuple[str, ...], wanted: list[str] | None) -> Check | None:
     return lambda attrs: any(loose_match(w, attrs.get(k)) for w in wanted for k in keys)
 
 
-def tag_filter(key: str, wanted: list[str] | None) -> Check | None:
+def tag_filter(key: str, wanted: list[str] | None, also: str | None = None) -> Check | None:
     """Keep records whose list attribute holds one of the wanted values exactly
-    (case-insensitive): tags, participants."""
+    (case-insensitive): tags, participants. ``also`` names a single-valued attribute counted as one
+    more tag (the release folds a legacy ``event_type`` / ``stop_type`` into the tags)."""
     if not wanted:
         return None
     want = {str(w).lower() for w in wanted}
 
     def check(attrs: dict[str, Any]) -> bool:
         have = attrs.get(key)
-        items = have if isinstance(have, list) else ([] if have in (None, "") else [have])
+        items = list(have) if isinstance(have, list) else ([] if have in (None, "") else [have])
+        if also and attrs.get(also) not in (None, ""):
+            items.append(attrs[also])
         return any(str(x).lower() in want for x in items)
 
     return check

@@ -38,7 +38,7 @@ class CommerceToolkit(PersonalToolkit):
             budget: Highest acceptable unit price.
             sort_by: Result order.
         """
-        checks = [text_filter(("category",), category), number_filter("price", budget, at_most=True)]
+        checks = [text_filter(("category",), category, default="unknown"), number_filter("price", budget, at_most=True)]
         return self.search(PRODUCT, checks, sort_by, filters=describe_filters(category=category, budget=budget))
 
     @tool(ToolKind.READ, tags=C)
@@ -48,8 +48,13 @@ class CommerceToolkit(PersonalToolkit):
         Args:
             product_ids: Ids of the products to compare (from search_products).
         """
-        # No ready-made "cheapest" or "best rated" pick: the release's environment gives none.
-        return self.listing(self.need_all(product_ids, PRODUCT, "product_ids"))
+        # As in the release: no ready-made "cheapest" or "best rated" pick, and an id that is not a
+        # product gives a row with an error instead of failing the call.
+        rows = []
+        for pid in product_ids:
+            rec = self.db.records.get(pid)
+            rows.append(rec.view() if rec is not None and rec.type in PRODUCT else {"id": pid, "error": "not found"})
+        return {"results": rows, "count": len(rows)}
 
     @tool(ToolKind.WRITE, tags=C)
     def build_shopping_list(self, items: list[str], list_name: str | None = None) -> dict:

@@ -49,7 +49,7 @@ class ReservationToolkit(PersonalToolkit):
             cuisine: Kind of food.
             sort_by: Result order.
         """
-        checks = [text_filter(("location",), location), text_filter(("cuisine",), cuisine)]
+        checks = [text_filter(("location",), location), text_filter(("cuisine",), cuisine, default="unknown")]
         return self.search(RESTAURANT, checks, sort_by, filters=describe_filters(location=location, cuisine=cuisine))
 
     @tool(ToolKind.WRITE, tags=RST)
@@ -111,7 +111,7 @@ class ReservationToolkit(PersonalToolkit):
             location: Area or city.
             event_tags: Themes wanted, e.g. ["jazz"]; an event matching any of them qualifies.
         """
-        checks = [text_filter(("location",), location), tag_filter("event_tags", event_tags)]
+        checks = [text_filter(("location",), location), tag_filter("event_tags", event_tags, also="event_type")]
         return self.search(EVENT, checks, filters=describe_filters(location=location, event_tags=event_tags))
 
     @tool(ToolKind.WRITE, tags=EVT)
@@ -179,7 +179,7 @@ class ReservationToolkit(PersonalToolkit):
             location: Area or city.
             sort_by: Result order.
         """
-        checks = [text_filter(("service_type",), service_type), text_filter(("location",), location)]
+        checks = [text_filter(("service_type",), service_type, default="other"), text_filter(("location",), location)]
         filters = describe_filters(service_type=service_type, location=location)
         return self.search(PROVIDER, checks, sort_by, filters=filters)
 

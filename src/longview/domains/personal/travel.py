@@ -111,7 +111,7 @@ class TravelToolkit(PersonalToolkit):
             destination: City or area; matched against each stop's name and location.
             stop_tags: Themes wanted; a stop sharing any of them qualifies.
         """
-        checks = [text_filter(("location", "name"), destination), tag_filter("tags", stop_tags)]
+        checks = [text_filter(("location", "name"), destination), tag_filter("tags", stop_tags, also="stop_type")]
         return self.search(STOP, checks, filters=describe_filters(destination=destination, stop_tags=stop_tags))
 
     # ---- offers ------------------------------------------------------------------------------
