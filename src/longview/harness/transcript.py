@@ -14,9 +14,15 @@ def _short(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def trace_lines(events: list[TraceEvent], width: int = 160) -> list[str]:
+def trace_lines(events: list[TraceEvent], width: int = 160, to_user: frozenset[str] = frozenset()) -> list[str]:
     """A session transcript as readable lines: who said what, every tool call and its outcome,
-    and protocol events (suite-specific ones shown generically)."""
+    and protocol events (suite-specific ones shown generically).
+
+    Domain calls are shown with their result (their ``tool_call`` event); a suite's control calls
+    (those with no result event) are shown where the assistant made them; ``to_user`` names the
+    control tools whose ``output`` argument is text delivered to the user.
+    """
+    executed = {e.data.get("call_id") for e in events if e.type == "tool_call"}
     out: list[str] = []
     for e in events:
         t = f"[{e.clock[11:16]}] " if e.clock else ""
@@ -31,12 +37,13 @@ def trace_lines(events: list[TraceEvent], width: int = 160) -> list[str]:
             if d.get("text"):
                 out.append(f"{t}assistant (turn {e.turn}): {_short(d['text'], width)}")
             for c in d.get("tool_calls", []):
-                if c["name"] == "send_to_user":
+                if c.get("id") in executed:
+                    continue  # a domain call: shown with its result below
+                if c["name"] in to_user:
                     out.append(f"{t}assistant to user: {_short(c['arguments'].get('output'), width)}")
-                elif c["name"] not in {"finish_session"}:
-                    continue  # domain calls are shown with their result below
                 else:
-                    out.append(f"{t}assistant: {c['name']}()")
+                    args = _short(c.get("arguments") or {}, 100) if c.get("arguments") else ""
+                    out.append(f"{t}assistant: {c['name']}({args})")
         elif e.type == "tool_call":
             mark = "ok" if d.get("ok") else f"FAILED: {d.get('error')}"
             out.append(f"{t}  tool {d.get('name')}({_short(d.get('arguments'), 100)}) [{d.get('kind')}] {mark}")

@@ -21,6 +21,7 @@ from longview.kernel.errors import ConfigError
 from longview.suites.atr import policy
 from longview.suites.atr.dataset import Episode, LearningSession, StandingRule, TestSession
 from longview.suites.atr.preference import Preference, Step
+from longview.suites.atr.protocol import FINISH_SESSION, SEND_TO_USER
 
 REFERENCE_AGENTS = {
     "ref:passive": "default",
@@ -93,9 +94,9 @@ class ReferenceAgent:
             q = self.question(obs, session)
             if q:
                 text += " " + q
-            return AssistantTurn(tool_calls=[_call(obs, 0, "send_to_user", {"output": text, "reason": "report"})])
+            return AssistantTurn(tool_calls=[_call(obs, 0, SEND_TO_USER.name, {"output": text, "reason": "report"})])
         return AssistantTurn(
-            tool_calls=[_call(obs, 0, "send_to_user", {"output": "Noted, thank you.", "reason": "acknowledge"})]
+            tool_calls=[_call(obs, 0, SEND_TO_USER.name, {"output": "Noted, thank you.", "reason": "acknowledge"})]
         )
 
     # --- test -----------------------------------------------------------------------------
@@ -119,7 +120,7 @@ class ReferenceAgent:
         k = n - (1 if plan else 0)
         if k < len(batches):
             return AssistantTurn(tool_calls=[_call(obs, i, s.tool, s.arguments) for i, s in enumerate(batches[k])])
-        return AssistantTurn(tool_calls=[_call(obs, 0, "finish_session", {})])
+        return AssistantTurn(tool_calls=[_call(obs, 0, FINISH_SESSION.name, {})])
 
 
 class PassiveAgent(ReferenceAgent):

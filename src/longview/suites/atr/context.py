@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 
 from longview.kernel.agent import Message
+from longview.suites.atr.protocol import FINISH_SESSION, SEND_TO_USER
 
-CONTROL_TOOLS = {"send_to_user", "finish_session"}
+CONTROL_TOOLS = {SEND_TO_USER.name, FINISH_SESSION.name}
 TEXT_LIMIT = 500  # characters kept of each user/assistant line and tool result (the release's cut)
 ARGS_LIMIT = 300  # characters kept of a tool call's JSON arguments
 
@@ -41,7 +42,7 @@ def render_session(index: int, messages: list[Message]) -> str:
                 lines.append(f"[assistant to user]: {clip(content, TEXT_LIMIT)}")
             sent = False
             for c in m.tool_calls:
-                if c.name == "send_to_user":
+                if c.name == SEND_TO_USER.name:
                     output = str(c.arguments.get("output") or "").strip()
                     if output and not sent:
                         lines.append(f"[assistant to user]: {clip(output, TEXT_LIMIT)}")

@@ -17,6 +17,7 @@ from longview.kernel.agent import Agent
 from longview.suites.atr.agents import REFERENCE_AGENTS, make_reference_agent
 from longview.suites.atr.dataset import Dataset, load_dir
 from longview.suites.atr.paper import embedded_scaffold_note
+from longview.suites.atr.protocol import SEND_TO_USER
 from longview.suites.atr.records import CellRecord
 from longview.suites.atr.release_prompts import prompt_set
 from longview.suites.atr.runner import Scaffold, run_cell, scaffold_for
@@ -147,6 +148,11 @@ class ATRSuite(Suite):
         model_ran = any(not r.agent.startswith("ref:") for r in scorecard.rows)
         note = embedded_scaffold_note(components, model_ran)
         return [note] if note else []
+
+    def transcript(self, events: list[Any]) -> list[str]:
+        from longview.harness.transcript import trace_lines
+
+        return trace_lines(events, to_user=frozenset({SEND_TO_USER.name}))
 
     def prompts(self) -> dict[str, str]:
         return {f"{self._prompts.name}:{f}": h for f, h in self._prompts.hashes.items()}
