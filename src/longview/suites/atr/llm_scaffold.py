@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
 
+from longview.judges.base import brief, parse_json
 from longview.kernel.agent import Message
 from longview.kernel.errors import CellAborted
 from longview.kernel.models import GenParams, ModelClient
@@ -63,20 +64,6 @@ class ClassifierReply(BaseModel):
     )
 
 
-def parse_json(text: str | None) -> Any:
-    """The JSON value in a model answer, tolerating one surrounding Markdown code fence.
-
-    Raises :class:`ValueError` when the text is empty or not JSON.
-    """
-    body = (text or "").strip()
-    fence = re.fullmatch(r"```[A-Za-z0-9_-]*\s*\n?(.*?)\n?\s*```", body, re.DOTALL)
-    if fence:
-        body = fence.group(1).strip()
-    if not body:
-        raise ValueError("empty answer")
-    return json.loads(body)
-
-
 def locate_span(span: str, output: str) -> str | None:
     """The substring of ``output`` that equals ``span`` up to whitespace runs, or None.
 
@@ -88,11 +75,6 @@ def locate_span(span: str, output: str) -> str | None:
         return None
     m = re.search(r"\s+".join(re.escape(t) for t in tokens), output)
     return m.group(0) if m else None
-
-
-def _brief(text: str | None, limit: int = 120) -> str:
-    t = " ".join((text or "").split())
-    return repr(t if len(t) <= limit else t[: limit - 1] + "…")
 
 
 class _PromptedModel:
@@ -131,7 +113,7 @@ class LLMRouter(_PromptedModel):
             except _Malformed as e:
                 faults.append(str(e))
         raise CellAborted(
-            f"router {self.name} gave a malformed verdict twice for message {_brief(output)}: "
+            f"router {self.name} gave a malformed verdict twice for message {brief(output)}: "
             + "; then ".join(faults)
         )
 
@@ -140,15 +122,15 @@ class LLMRouter(_PromptedModel):
         try:
             value = parse_json(text)
         except ValueError:
-            raise _Malformed(f"not JSON: {_brief(text)}") from None
+            raise _Malformed(f"not JSON: {brief(text)}") from None
         if not isinstance(value, dict):
-            raise _Malformed(f"not a JSON object: {_brief(text)}")
+            raise _Malformed(f"not a JSON object: {brief(text)}")
         try:
             reply = RouterReply.model_validate(value)
         except ValidationError as err:
             e = err.errors()[0]
             field = ".".join(str(x) for x in e["loc"]) or "<root>"
-            raise _Malformed(f"field '{field}': {e['msg']} in {_brief(text)}") from None
+            raise _Malformed(f"field '{field}': {e['msg']} in {brief(text)}") from None
         if not reply.is_rule_question:
             return RouteVerdict(is_rule_question=False)
         if not reply.span or not reply.span.strip():
@@ -189,18 +171,18 @@ class LLMClassifier(_PromptedModel):
             if not isinstance(value, dict):
                 raise CellAborted(
                     f"classifier {self.name} did not return a JSON object for span "
-                    f"{_brief(span)}: {_brief(text)}"
+                    f"{brief(span)}: {brief(text)}"
                 )
             try:
                 rule_id = ClassifierReply.model_validate(value).rule_id
             except ValidationError as err:
-                faults.append(f"field 'rule_id': {err.errors()[0]['msg']} in {_brief(text)}")
+                faults.append(f"field 'rule_id': {err.errors()[0]['msg']} in {brief(text)}")
                 continue
             if rule_id is None or rule_id in pool:
                 return rule_id
             faults.append(f"unknown rule id {rule_id!r} (pool: {', '.join(sorted(pool))})")
         raise CellAborted(
-            f"classifier {self.name} gave an unusable verdict twice for span {_brief(span)}: "
+            f"classifier {self.name} gave an unusable verdict twice for span {brief(span)}: "
             + "; then ".join(faults)
         )
 

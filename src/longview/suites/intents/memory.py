@@ -47,24 +47,3 @@ class FileMemory:
     def restore(self, snap: MemorySnapshot) -> None:
         text, self.count = snap
         self.path.write_text(text, encoding="utf-8")
-
-
-class NoMemory:
-    """The no_history ablation: nothing carries over."""
-
-    name = "none"
-
-    def observe(self, session_id: str, messages: list[Message], *, when: str | None = None) -> None:
-        return None
-
-    def context(self, query: str = "") -> str:
-        return ""
-
-    def tools(self) -> Toolkit | None:
-        return None
-
-    def snapshot(self) -> MemorySnapshot:
-        return None
-
-    def restore(self, snap: MemorySnapshot) -> None:
-        return None

@@ -15,9 +15,10 @@ from longview.kernel.agent import Message
 from longview.kernel.errors import CellAborted
 from longview.kernel.session import run_session
 from longview.memory.base import Memory
+from longview.memory.simple import NoMemory
 from longview.suites.intents.dataset import IntentsDataset
 from longview.suites.intents.judges import IntentJudges, RubricJudge
-from longview.suites.intents.memory import FileMemory, NoMemory
+from longview.suites.intents.memory import FileMemory
 from longview.suites.intents.records import CellRecord, CriterionOutcome, SessionRecord
 from longview.suites.intents.rules import RuleMode, RuleScriptError, score_rules
 from longview.suites.intents.schema import Episode, Session
