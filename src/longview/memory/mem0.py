@@ -23,7 +23,7 @@ from longview.kernel.agent import Message
 from longview.kernel.errors import ConfigError
 from longview.kernel.tools import Toolkit
 from longview.memory.base import MemorySnapshot
-from longview.memory.rag import TOKEN_BUDGET, TOP_K, _toks, approx_tokens, exchanges
+from longview.memory.rag import TOKEN_BUDGET, TOP_K, _toks, exchanges, retrieved_context, within_budget
 
 DIM = 256
 
@@ -129,21 +129,11 @@ class Mem0Memory:
             return []
         res: Any = self._client().search(query, top_k=TOP_K, filters={"user_id": self.user_id}, threshold=0.0)
         items = res.get("results", res) if isinstance(res, dict) else res
-        out, used = [], 0
-        for it in items:
-            text = it.get("memory", "") if isinstance(it, dict) else str(it)
-            n = approx_tokens(text)
-            if used + n > TOKEN_BUDGET:
-                continue
-            out.append(text)
-            used += n
-        return out
+        texts = [it.get("memory", "") if isinstance(it, dict) else str(it) for it in items]
+        return within_budget(texts, TOKEN_BUDGET)
 
     def context(self, query: str = "") -> str:
-        hits = self.search(query)
-        if not hits:
-            return "Retrieved from earlier sessions: (nothing relevant found)"
-        return "Retrieved from earlier sessions (most relevant first):\n\n" + "\n\n".join(hits)
+        return retrieved_context(self.search(query))
 
     def tools(self) -> Toolkit | None:
         return None

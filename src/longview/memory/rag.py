@@ -20,6 +20,25 @@ TOP_K = 10
 TOKEN_BUDGET = 4000
 
 
+def within_budget(ranked: list[str], budget: int) -> list[str]:
+    """The ranked texts, best first, that fit the token budget (a text too long is skipped, a
+    shorter one after it may still fit)."""
+    out, used = [], 0
+    for text in ranked:
+        n = approx_tokens(text)
+        if used + n <= budget:
+            out.append(text)
+            used += n
+    return out
+
+
+def retrieved_context(hits: list[str]) -> str:
+    """What a retrieval memory gives the agent at the start of a session."""
+    if not hits:
+        return "Retrieved from earlier sessions: (nothing relevant found)"
+    return "Retrieved from earlier sessions (most relevant first):\n\n" + "\n\n".join(hits)
+
+
 def approx_tokens(text: str) -> int:
     """~4 characters per token, the same estimate the mock provider bills."""
     return max(1, len(text) // 4)
@@ -90,22 +109,11 @@ class RagMemory:
         q = _toks(query) or ["_"]
         k = min(self.top_k, len(self.docs))
         res, scores = idx.retrieve([q], k=k, show_progress=False)
-        out, used = [], 0
-        for i, s in zip(res[0].tolist(), scores[0].tolist(), strict=True):
-            if s <= 0:
-                continue
-            n = approx_tokens(self.docs[i])
-            if used + n > self.budget:
-                continue
-            out.append(self.docs[i])
-            used += n
-        return out
+        ranked = [self.docs[i] for i, s in zip(res[0].tolist(), scores[0].tolist(), strict=True) if s > 0]
+        return within_budget(ranked, self.budget)
 
     def context(self, query: str = "") -> str:
-        hits = self.search(query)
-        if not hits:
-            return "Retrieved from earlier sessions: (nothing relevant found)"
-        return "Retrieved from earlier sessions (most relevant first):\n\n" + "\n\n".join(hits)
+        return retrieved_context(self.search(query))
 
     def tools(self) -> Toolkit | None:
         return None
