@@ -8,6 +8,7 @@ Ray instance), two in-process on one shared instance.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -95,11 +96,46 @@ def test_worker_killed_mid_run_loses_and_duplicates_no_cell(cluster, tmp_path):
     cfg = RunConfig(suite="atr", units=4, out=tmp_path / "ray", executor="ray")
     store, sc = harness.run(cfg, executor=ex, on_cell=on_cell)
     assert killed and ex.retried, "the kill must hit a cell in flight"
+    # One restart for one kill: a call refused while the actor restarted (ActorUnavailableError)
+    # must not get the new process killed too (that cascade once failed a cell three times).
+    assert len(ex.processes) == len(ex.pids) + 1
     assert len(seen) == 12 and set(seen.values()) == {1}  # every cell accepted exactly once
     markers = sorted((tmp_path / "ray").glob("cells/*/result.json"))
     assert len(markers) == 12
     assert sc.to_json_dict() == local.to_json_dict()
     assert tree(tmp_path / "ray") == tree(tmp_path / "local")  # no stray half-written trace either
+
+
+def test_recovery_restarts_a_worker_once_and_never_kills_a_process_that_runs_no_attempt(cluster, tmp_path):
+    """A call sent while an actor restarts fails with ActorUnavailableError; recovering from it must
+    not kill the fresh process (only one that still runs the attempt is killed)."""
+    from longview.harness.plan import prepare
+
+    p = prepare(RunConfig(suite="atr", units=1, out=tmp_path / "r"))
+    store = RunStore(tmp_path / "r")
+    store.open(p.manifest, resume=False, force=False)
+    ex = RayExecutor(workers=1)
+    ex.connect(p)
+    try:
+        ex.start(p, store)
+        ex.locks = [asyncio.Lock()]
+        first = ex.pids[0]
+        asyncio.run(ex._recover(0, "no-such-attempt#0"))  # a healthy worker that runs no such attempt
+        assert ex.pids[0] == first
+
+        os.kill(first, signal.SIGKILL)
+        try:  # a call while the actor restarts is refused (ActorUnavailableError), as the run's would be
+            ray.get(ex.workers[0].info.remote(), timeout=60)
+        except ray.exceptions.RayActorError:
+            pass
+        asyncio.run(ex._recover(0, "a-cell#0"))
+        second = ex.pids[0]
+        assert second != first
+        time.sleep(1.0)
+        assert ray.get(ex.workers[0].info.remote(), timeout=60)["pid"] == second  # not killed again
+        assert ex.processes == {first, second}
+    finally:
+        ex.stop()
 
 
 def completion(name: str, args: dict) -> dict:

@@ -10,10 +10,12 @@ resume rules, concurrency bound and numbers.
   temporary folder and returns the files with the result. Either way the driver alone writes the
   completion marker, after the traces are in place, so markers, the config hash and ``--resume``
   behave exactly as locally.
-- **Failures.** A worker that dies mid-cell leaves no marker; Ray restarts the actor, and once it
-  runs again in a new process (an unreachable one is killed first, so attempts never overlap) the
-  driver frees the attempt's session slots and sends the cell again (a fresh folder), up to
-  ``cell_attempts`` times. A cell's result is accepted once, so nothing is counted twice. An error
+- **Failures.** A worker that dies mid-cell leaves no marker; Ray restarts the actor. Once the actor
+  answers again, the driver asks whether the failed attempt still runs there (a call that was only
+  undeliverable, e.g. sent while the actor was restarting, leaves a live process behind) and kills it
+  if so; then it frees the attempt's session slots and sends the cell again (a fresh folder), up to
+  ``cell_attempts`` times. A late copy of a given-up attempt refuses to start, so attempts of one
+  cell never overlap. A cell's result is accepted once, so nothing is counted twice. An error
   raised by the suite itself is not retried: it stops the run, as locally.
 - **Bound.** Sessions in flight are bounded across the cluster by one limiter actor that every
   session acquires (``ctx.session()``), so ``--max-concurrency`` holds globally, never above.
@@ -36,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import ray
-from ray.exceptions import ActorUnavailableError, RayActorError, RayTaskError, WorkerCrashedError
+from ray.exceptions import RayActorError, RayTaskError, WorkerCrashedError
 
 import longview.harness.ray_executor as _this
 from longview.harness.cell import Cell
@@ -109,6 +111,9 @@ class Limiter:
         if failed:
             self.completed -= done
 
+    def is_forgotten(self, holder: str) -> bool:
+        return holder in self.forgotten
+
     def stats(self) -> dict[str, Any]:
         return {"completed": self.completed, "in_flight": dict(self.in_flight), "peak": dict(self.peak)}
 
@@ -138,6 +143,7 @@ class CellWorker:
 
         self.incarnation = uuid.uuid4().hex
         self.seq = 0
+        self.active: set[str] = set()  # the cell attempts running in this process
         self.limiter = ray.get_actor(limiter)  # by name: a restarted worker finds it again
         self.error: str | None = None
         if os.path.isdir(cwd):  # relative dataset and cache paths mean what they meant on the driver
@@ -161,7 +167,7 @@ class CellWorker:
 
     def info(self) -> dict[str, Any]:
         return {"pid": os.getpid(), "node": ray.get_runtime_context().get_node_id(), "shared": self.shared,
-                "error": self.error}
+                "error": self.error, "active": sorted(self.active)}
 
     def usage(self) -> tuple[str, int, dict, list[dict]]:
         """This incarnation's running usage summary, with a sequence number (newest wins), and the
@@ -173,6 +179,15 @@ class CellWorker:
 
     async def run(self, cell: Cell, holder: str, shared: bool) -> dict[str, Any]:
         _this.HOLDER.set(holder)  # this task's context: the cell's sessions and model calls inherit it
+        self.active.add(holder)  # before the check below: the driver either sees it here or it sees the driver
+        try:
+            if await self.limiter.is_forgotten.remote(holder):  # a late copy of an attempt the driver gave up on
+                return {"stale": holder}
+            return await self._run(cell, shared, holder)
+        finally:
+            self.active.discard(holder)
+
+    async def _run(self, cell: Cell, shared: bool, holder: str) -> dict[str, Any]:
         folder = self.store.start_cell(cell.key) if shared else Path(tempfile.mkdtemp(prefix="longview-cell-"))
         try:
             result = await run_one(self.p, cell, folder, RemoteSlots(self.limiter, holder), lambda: None,
@@ -205,6 +220,7 @@ class RayExecutor(Executor):
         self.cells_by_pid: Counter[int] = Counter()  # cells accepted per worker process
         self.load: list[int] = []  # cells in flight per worker
         self.pids: list[int] = []  # each worker's current process
+        self.processes: set[int] = set()  # every worker process seen (a restart adds one)
         self.locks: list[asyncio.Lock] = []
         self.limiter_stats: dict[str, Any] = {}  # completed sessions; in flight and peak per key
         self.journal: Callable[[dict], None] = lambda entry: None
@@ -252,6 +268,7 @@ class RayExecutor(Executor):
             if info["error"]:
                 raise ConfigError(f"a Ray worker could not prepare the run: {info['error']}")
         self.pids = [i["pid"] for i in infos]
+        self.processes.update(self.pids)
         seen = [bool(i["shared"]) for i in infos]
         if self.files == "shared" and not all(seen):
             raise ConfigError(f"{root}: not visible from every Ray worker (no shared filesystem); drop files='shared'")
@@ -296,14 +313,14 @@ class RayExecutor(Executor):
             async with cell_slots:
                 for attempt in range(self.cell_attempts):
                     i = min(range(len(self.workers)), key=lambda k: load[k])
-                    holder, pid = f"{cell.key}#{attempt}", self.pids[i]
+                    holder = f"{cell.key}#{attempt}"
                     load[i] += 1
                     try:
                         out = await self.workers[i].run.remote(cell, holder, self.shared[i])
-                    except WORKER_DIED as e:
+                    except WORKER_DIED:
                         self.retried.append(cell.key)
                         # The attempt must be over before its slots are given back and the cell resent.
-                        await self._recover(i, pid, unreachable=isinstance(e, ActorUnavailableError))
+                        await self._recover(i, holder)
                         await self.limiter.forget.remote(holder, True)
                         continue
                     except RayTaskError as e:  # the suite's own error: stop the run, as locally
@@ -337,15 +354,13 @@ class RayExecutor(Executor):
             poller.cancel()
             await p.roles.aclose()
 
-    async def _recover(self, i: int, pid: int, *, unreachable: bool, timeout: float = 120.0) -> None:
-        """Wait until worker ``i`` runs again in a new process (Ray restarts a dead actor). A worker
-        that was only unreachable may still be running the attempt: it is killed (and restarted)
-        first, so two attempts of one cell never run at once."""
+    async def _recover(self, i: int, holder: str, timeout: float = 120.0) -> None:
+        """Wait until worker ``i`` answers again and the attempt ``holder`` no longer runs there.
+        Ray restarts a dead actor, so usually the answer comes from a new process; a call that was
+        only undeliverable (``ActorUnavailableError``: sent while the actor restarted, or a dropped
+        connection) may leave the attempt running in a live process, which is then killed (and
+        restarted). A restarting actor is never killed again for a call it could not take."""
         async with self.locks[i]:
-            if self.pids[i] != pid:  # another cell of that process already saw it restarted
-                return
-            if unreachable:
-                ray.kill(self.workers[i], no_restart=False)
             loop = asyncio.get_running_loop()
             deadline = loop.time() + timeout
             while True:
@@ -353,14 +368,17 @@ class RayExecutor(Executor):
                     info = await self.workers[i].info.remote()
                 except WORKER_DIED:
                     info = None
-                if info is not None and info["pid"] != pid:
-                    break
+                if info is not None:
+                    if holder not in info["active"]:
+                        break
+                    ray.kill(self.workers[i], no_restart=False)  # the attempt still runs: end it first
                 if loop.time() > deadline:
                     raise LongviewError(f"Ray worker {i} did not come back within {timeout:.0f} s")
                 await asyncio.sleep(0.5)
             if info["error"]:
                 raise ConfigError(f"a restarted Ray worker could not prepare the run: {info['error']}")
             self.pids[i] = info["pid"]
+            self.processes.add(info["pid"])
 
     # -- usage ----------------------------------------------------------------------------------
     def _add_usage(self, snapshot: tuple[str, int, dict, list[dict]]) -> None:
