@@ -29,15 +29,15 @@ class TraceEvent(BaseModel):
     clock: str | None = Field(default=None, description="Simulated time (ISO), if the suite keeps one.")
 
 
-# Lines are buffered and reach the disk at the latest on close(). A session's trace only counts
-# once its cell's completion marker is written (after every writer is closed), so a crash mid-cell
-# loses nothing that would have been kept: the unfinished cell is rerun and its traces rewritten.
-_BUFFER = 1 << 16
+# A session's lines are kept in memory and written, redacted in one pass, when it closes. A trace
+# only counts once its cell's completion marker is written (after every writer is closed), so a
+# crash mid-cell loses nothing that would have been kept: the unfinished cell is rerun and its
+# traces rewritten. (One write and one redaction per session instead of one per event.)
 
 
 class TraceWriter:
-    """Appends events for one session to a buffered JSONL file; call :meth:`close` (or use it as a
-    context manager) when the session ends. ``flush()`` forces the lines written so far to disk."""
+    """Collects events for one session and writes them as a JSONL file on :meth:`close` (or at the
+    end of a ``with`` block, an exception included)."""
 
     def __init__(
         self, path: Path | None, session_id: str, redact: Callable[[str], str] | None = None,
@@ -47,28 +47,28 @@ class TraceWriter:
         self.clock = clock  # stamps events with simulated time when set
         self.events: list[TraceEvent] = []
         self._redact = redact or default_redact
-        self._fh = None
+        self._path = path
+        self._lines: list[str] = []
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = path.open("w", encoding="utf-8", buffering=_BUFFER)
 
     def emit(self, type: str, turn: int | None = None, clock: str | None = None, **data: Any) -> TraceEvent:
         if clock is None and self.clock is not None:
             clock = self.clock()
-        ev = TraceEvent(seq=len(self.events), session_id=self.session_id, turn=turn, type=type, data=data, clock=clock)
+        # Built without validation: the fields are the writer's own, typed by this signature.
+        ev = TraceEvent.model_construct(seq=len(self.events), session_id=self.session_id, turn=turn, type=type,
+                                        data=data, clock=clock)
         self.events.append(ev)
-        if self._fh is not None:
-            self._fh.write(self._redact(ev.model_dump_json()) + "\n")
+        if self._path is not None:
+            self._lines.append(ev.model_dump_json())
         return ev
 
-    def flush(self) -> None:
-        if self._fh is not None:
-            self._fh.flush()
-
     def close(self) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+        if self._path is not None:
+            text = "\n".join(self._lines) + "\n" if self._lines else ""
+            with self._path.open("w", encoding="utf-8") as fh:
+                fh.write(self._redact(text))
+            self._path, self._lines = None, []
 
     def __enter__(self) -> TraceWriter:
         return self

@@ -138,7 +138,8 @@ class LearningProtocol:
     async def user_reply(self, delivered: str, turn: int, trace: TraceWriter) -> UserTurn:
         pending, self._pending = self._pending, None
         directive = pending[0] if pending else None
-        before = copy.deepcopy(self.state)
+        # A re-ask (directive only) must start from the state the first answer started from.
+        before = copy.deepcopy(self.state) if directive is not None else None
         reply = await self.user.reply(self.session, self.state, delivered, directive)
         if directive is None:
             # The user's closing words are dropped when it ends the session (nobody reads them).
