@@ -95,9 +95,10 @@ def path_component(text: str) -> str:
 # --- JSON files -------------------------------------------------------------------------------
 
 
-def check_tree(value: Any, file: str, record: str, *, max_depth: int = MAX_DEPTH) -> None:
+def check_tree(value: Any, file: str, record: str, *, max_depth: int = MAX_DEPTH, strings: bool = True) -> None:
     """Reject nesting deeper than ``max_depth`` and strings (keys too) that are not valid UTF-8
-    text, naming the field path. Iterative, so hostile depth cannot exhaust the stack."""
+    text, naming the field path (``strings=False``: depth only). Iterative, so hostile depth
+    cannot exhaust the stack."""
     stack: list[tuple[Any, list[str]]] = [(value, [])]
     while stack:
         node, path = stack.pop()
@@ -105,17 +106,21 @@ def check_tree(value: Any, file: str, record: str, *, max_depth: int = MAX_DEPTH
             raise DataError(file, record, _dotted(path[:max_depth]) or "<root>",
                             f"JSON nested at most {max_depth} levels deep")
         if isinstance(node, str):
+            if not strings:
+                continue
             bad = text_problem(node)
             if bad and bad.startswith("valid"):  # NUL is legal inside JSON text
                 raise DataError(file, record, _dotted(path) or "<root>", bad)
         elif isinstance(node, dict):
             for k, v in node.items():
-                bad = text_problem(k) if isinstance(k, str) else None
+                bad = text_problem(k) if strings and isinstance(k, str) else None
                 if bad and bad.startswith("valid"):
                     raise DataError(file, record, _dotted([*path, _show(k)]), f"a key in {bad}")
-                stack.append((v, [*path, str(k)]))
+                if isinstance(v, (dict, list)) or (strings and isinstance(v, str)):
+                    stack.append((v, [*path, str(k)]))
         elif isinstance(node, list):
-            stack.extend((v, [*path, str(i)]) for i, v in enumerate(node))
+            stack.extend((v, [*path, str(i)]) for i, v in enumerate(node)
+                         if isinstance(v, (dict, list)) or (strings and isinstance(v, str)))
 
 
 def _dotted(path: list[str]) -> str:
@@ -149,5 +154,20 @@ def parse_json(text: str, file: str, record: str = "<file>") -> Any:
         raise DataError(file, record, "<root>", f"valid JSON ({e.msg} at line {e.lineno})") from None
     except ValueError as e:  # e.g. an integer literal too long to convert
         raise DataError(file, record, "<root>", f"valid JSON ({' '.join(str(e).split())[:120]})") from None
-    check_tree(value, file, record)
+    check_tree(value, file, record, strings=_may_hold_surrogates(text))
     return value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _may_hold_surrogates(text: str) -> bool:
+    """Whether parsing ``text`` can have produced a lone surrogate: only from a ``\\uD800``–``\\uDFFF``
+    escape or from one already in the text (then every string is checked; else depth only)."""
+    if _SURROGATE_ESCAPE.search(text):
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False

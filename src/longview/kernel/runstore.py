@@ -144,6 +144,8 @@ class RunStore:
         self.previous_usage: dict[str, Any] = {}  # usage recorded by earlier invocations of a resumed run
         self.notes: dict[str, str] = {}  # what was found damaged (cell folder or file -> why)
         self._lock = threading.Lock()
+        self._real_root_cache: Path | None = None
+        self._cell_folders: dict[str, Path] = {}  # cell key -> its folder, checked to lie inside the run
 
     # --- paths ------------------------------------------------------------------------------
 
@@ -158,7 +160,7 @@ class RunStore:
     def _real_root(self) -> Path:
         # Resolved once: every session path is checked against it (resolving costs a syscall per
         # path component, and a run asks for thousands of session paths).
-        real = getattr(self, "_real_root_cache", None)
+        real = self._real_root_cache
         if real is None:
             real = self.root.resolve()
             if self.root.is_dir():  # only once the run folder exists (it may still be made a link)
@@ -186,8 +188,15 @@ class RunStore:
         problem = id_problem(session_id)
         if problem:
             raise ConfigError(f"{self.root}: cell {cell}: session id {session_id!r:.80}: expected {problem}")
-        # Resolving the full path also catches a cell folder that leads outside the run.
-        return self.inside(self._cell_path(cell) / f"{path_component(session_id)}.jsonl")
+        # The cell folder is resolved once per cell (it must not lead outside the run); the file
+        # name is a plain name, so only a link planted at that very name is left to refuse.
+        folder = self._cell_folders.get(cell)
+        if folder is None:
+            folder = self.inside(self._cell_path(cell))
+            if folder.is_dir():  # only once it exists (until then it may still be made a link)
+                self._cell_folders[cell] = folder
+        path = folder / f"{path_component(session_id)}.jsonl"
+        return self.inside(path) if path.is_symlink() else path
 
     # --- opening ----------------------------------------------------------------------------
 

@@ -55,9 +55,7 @@ class TraceWriter:
     def emit(self, type: str, turn: int | None = None, clock: str | None = None, **data: Any) -> TraceEvent:
         if clock is None and self.clock is not None:
             clock = self.clock()
-        # Built without validation: the fields are the writer's own, typed by this signature.
-        ev = TraceEvent.model_construct(seq=len(self.events), session_id=self.session_id, turn=turn, type=type,
-                                        data=data, clock=clock)
+        ev = TraceEvent(seq=len(self.events), session_id=self.session_id, turn=turn, type=type, data=data, clock=clock)
         self.events.append(ev)
         if self._path is not None:
             self._lines.append(ev.model_dump_json())
