@@ -12,6 +12,7 @@ from longview.kernel.errors import CellAborted, DataError
 from longview.kernel.models import GenParams, make_client, register_script, unregister_script
 from longview.suites.atr.calibration import (
     POSITIVE_KINDS,
+    CalibrationRule,
     ClassifierCalibration,
     RouterCalibration,
     calibrate_classifier,
@@ -151,19 +152,53 @@ async def test_embedded_router_figures():
     assert inexact == {"rt017"}  # markdown bold dropped from the span
 
 
-FALSE_HITS = {"cl025", "cl035", "cl055", "cl068"}
+FALSE_HITS = {"cl068"}  # "all your emails" is wider than the rule's client scope
 
 
 async def test_embedded_classifier_figures():
     # It prefers a miss to a guess: higher precision, lower recall than the topic matcher it replaced.
     cal = await calibrate_classifier(TopicClassifier())
-    assert cal.classifier == "embedded:decision-classifier@3"
-    assert (cal.n, cal.gold_hits, cal.hits_predicted, cal.correct_hits) == (68, 33, 24, 20)
-    assert (cal.wrong_rule, cal.false_hits, cal.missed, cal.faults) == (0, 4, 13, 0)
-    assert cal.precision == pytest.approx(20 / 24)
-    assert cal.recall == pytest.approx(20 / 33)
-    assert cal.accuracy == pytest.approx(51 / 68)
+    assert cal.classifier == "embedded:decision-classifier@4"
+    assert (cal.n, cal.gold_hits, cal.hits_predicted, cal.correct_hits) == (68, 33, 23, 22)
+    assert (cal.wrong_rule, cal.false_hits, cal.missed, cal.faults) == (0, 1, 11, 0)
+    assert cal.precision == pytest.approx(22 / 23)
+    assert cal.recall == pytest.approx(22 / 33)
+    assert cal.accuracy == pytest.approx(56 / 68)
     assert {o.id for o in cal.errors() if o.gold is None} == FALSE_HITS
+
+
+
+def _pool():
+    rules = [
+        CalibrationRule(rule_id="drafts", rule_text="For client outreach, he wants messages drafted for review rather "
+                        "than sent immediately.", statement="For client messages, I like a draft to review before it "
+                        "goes out.", bound_tool="draft_message"),
+        CalibrationRule(rule_id="hotel", rule_text="When booking lodging, he prefers small local inns over chains.",
+                        statement="For hotels, I prefer small local inns over big chains.", bound_tool="book_hotel",
+                        bound_param="hotel_offer_id"),
+    ]
+    return [r.to_standing_rule() for r in rules]
+
+
+@pytest.mark.parametrize(("span", "gold"), [
+    # the rule's own decision, in its sphere
+    ("In future, should I always draft client messages for your review first rather than send them?", "drafts"),
+    ("For hotels in future, do you prefer big chains or small local inns?", "hotel"),
+    # extending a rule in place to another case is the user's new decision
+    ("Should client messages to your accountant go through a draft for review first too?", None),
+    ("Would you like me to apply that same draft review to your messages to clients' assistants?", None),
+    # scoped to the opposite sphere (personal vs the rule's client/work scope)
+    ("For personal messages to friends, should I always draft them for review rather than send them?", None),
+    # an adjacent field the rule never mentions (price, summary)
+    ("When booking hotels, should I prefer small local inns only when they are the cheapest?", None),
+    # an open ask naming only the object: the one rule about that object answers it
+    ("How would you like me to handle hotel bookings from now on?", "hotel"),
+    # ... but not when it lists options, or names an object no rule acts on
+    ("How would you like me to handle hotel bookings, for example with breakfast or without?", None),
+    ("How would you like me to handle restaurant bookings from now on?", None),
+])
+def test_decision_classifier_principles(span, gold):
+    assert TopicClassifier.decide(span, _pool()) == gold
 
 
 # --- LLM implementations via the mock provider -------------------------------------------------
@@ -255,8 +290,8 @@ async def test_tables_render():
     out = console.export_text()
     assert "Router calibration · embedded:keyword-router@2 · 60 rows" in out
     assert "23/24 (0.958)" in out and "0.960" in out and "5/8" in out
-    assert "Classifier calibration · embedded:decision-classifier@3 · 68 rows" in out
-    assert "0.833" in out and "0.606" in out and "0.750" in out
+    assert "Classifier calibration · embedded:decision-classifier@4 · 68 rows" in out
+    assert "0.957" in out and "0.667" in out and "0.824" in out
     assert "Router disagreements" in out and "Classifier disagreements" in out
     assert len(render(r, errors=0)) == 2 and len(render(c, errors=0)) == 1
     assert isinstance(r, RouterCalibration) and isinstance(c, ClassifierCalibration)

@@ -108,13 +108,36 @@ def words(text: str) -> frozenset[str]:
 
 
 # Fields next to a rule's decision that a question may ask about and the rule does not answer
-# (the release's reviewers: tracking defaults, content style, search/sort strategy, timing and
-# place details are not sufficient for a hit). A question naming one that its rule never mentions
-# is a miss.
-ADJACENT = words(
-    "track tracking notify notification alert sort filter tone style sign signoff format wording subject "
-    "title name priority label deadline minute hour duration location calendar shipping speed budget "
-    "rating closest distance time weekend evening"
+# (the release's reviewers: tracking defaults, content style, search/sort strategy, timing, price
+# and place details are not sufficient for a hit). Each group is one field in its several words; a
+# question naming a field that its rule never mentions (in any of the field's words) is a miss.
+FIELDS: tuple[frozenset[str], ...] = tuple(words(g) for g in (
+    "track tracking", "notify notification alert", "sort", "filter", "tone style wording", "sign signoff",
+    "format", "subject title", "name", "priority label", "deadline", "minute hour duration", "location",
+    "calendar", "shipping", "speed", "rating rated", "closest distance", "time", "weekend", "evening",
+    "price cost cheap cheaper cheapest budget affordable expensive lowest", "archive", "search",
+    "summary summarize highlight", "duplicate",
+))
+# A question that asks to carry a behaviour already in place over to another case ("... too?",
+# "... as well", "that same review process", "similar to your rule for ...") asks about a case the
+# rule does not settle: whether a rule extends is the user's new decision, not the rule's.
+_EXTENSION = re.compile(
+    r"\b(that|this) same\b|\bsimilar to\b|\bapply (that|this|it|the same)\b|\bas well\b(?! as)"
+    r"|\btoo\b(?=\s*(?:[?.!,;)]|$))",
+    re.I,
+)
+# An open ask that names an object and nothing else ("how would you like me to handle restaurant
+# reservations?", "when you buy coffee, is there anything I should look for?") proposes no option and
+# names no field: whatever the user prefers for that object answers it, so the one rule whose object
+# it names most fully is the hit. A question that lists options is not open.
+_OPEN_ASK = re.compile(r"\bhow (would|do|should) you (like|want)\b|\bhow you'?d like me to\b|\bis there anything\b", re.I)
+_OPTIONS = re.compile(r"\b(or|such as|e\.g|i\.e|for example|for instance)\b", re.I)
+# Opposite spheres a rule's scope can be drawn in (whom or what it is for). A question scoped to one
+# sphere, about a rule scoped only to the opposite one, asks about people the rule does not cover.
+SPHERES: tuple[tuple[frozenset[str], frozenset[str]], ...] = (
+    (words("personal family friend casual social informal private"),
+     words("work professional business formal client customer job office")),
+    (words("internal team colleague coworker staff"), words("outside external client customer public")),
 )
 # Tool-name words that say nothing about which object a rule is about.
 _GENERIC_TOOL = words("get user confirmation set create book update place search list")
@@ -145,21 +168,28 @@ class DecisionClassifier:
     otherwise (a wrong hit puts an answer the user never gave into the context, a miss costs one
     question, so it prefers a miss to a guess).
 
-    A rule is a candidate when the question (1) names the object its tool acts on, (2) shares at
+    A question that asks to extend a behaviour already in place to another case ("... too?", "as
+    well", "that same process", "similar to your rule for ...") is a miss whatever the pool. Otherwise
+    a rule is a candidate when the question (1) names the object its tool acts on, (2) shares at
     least three words with what the rule says, at least two of them words of the rule's preferred
     behaviour (its statement after any leading trigger clause) that no other rule in the pool uses,
-    and (3) asks about no adjacent field the rule never mentions (tracking, tone, timing, sorting,
-    place...). Among candidates the one with the largest pool-weighted overlap wins; a tie is a miss.
+    (3) asks about no adjacent field the rule never mentions (tracking, tone, timing, price, search,
+    summary, duplicates, place...) and (4) is not scoped to the sphere opposite the rule's (personal
+    vs work, internal vs external people). Among candidates the one with the largest pool-weighted
+    overlap wins; a tie is a miss. With no candidate, an open ask that lists no options ("how would
+    you like me to handle X?") hits the one rule whose object (tool, else topic) it names most fully.
     Deterministic, so it can be calibrated like a model.
     """
 
-    name = "embedded:decision-classifier@3"
+    name = "embedded:decision-classifier@4"
 
     async def classify(self, span: str, rules: list[StandingRule]) -> str | None:
         return self.decide(span, rules)
 
     @staticmethod
     def decide(span: str, rules: list[StandingRule]) -> str | None:
+        if _EXTENSION.search(span):
+            return None
         q = words(span)
         said = {r.rule_id: rule_words(r) for r in rules}
         df: dict[str, int] = {}
@@ -168,18 +198,43 @@ class DecisionClassifier:
                 df[w] = df.get(w, 0) + 1
         scored: list[tuple[float, str]] = []
         for r in rules:
-            shared = q & said[r.rule_id]
+            has = said[r.rule_id]
+            shared = q & has
             behaviour = q & (words(_behaviour(r.canonical_answer)) | words(_behaviour(r.rule_text)))
             objects = object_words(r)
             if objects and not q & objects:
                 continue
-            if len(shared) < 3 or sum(df[w] == 1 for w in behaviour) < 2 or (q & ADJACENT) - said[r.rule_id]:
+            if len(shared) < 3 or sum(df[w] == 1 for w in behaviour) < 2:
+                continue
+            if other_field(q, has) or other_sphere(q, has):
                 continue
             scored.append((sum(1 / df[w] for w in shared), r.rule_id))
-        scored.sort(key=lambda t: -t[0])
-        if not scored or (len(scored) > 1 and scored[0][0] - scored[1][0] < 1e-9):
-            return None
-        return scored[0][1]
+        if not scored and _OPEN_ASK.search(span) and not _OPTIONS.search(span):
+            scored = [(len(q & (object_words(r) or words(r.topic or ""))), r.rule_id)
+                      for r in rules if not other_sphere(q, said[r.rule_id])]
+            scored = [t for t in scored if t[0] > 0]
+        return _best(scored)
+
+
+def _best(scored: list[tuple[float, str]]) -> str | None:
+    """The top-scoring rule id; none, or a tie at the top, is a miss."""
+    scored = sorted(scored, key=lambda t: -t[0])
+    if not scored or (len(scored) > 1 and scored[0][0] - scored[1][0] < 1e-9):
+        return None
+    return scored[0][1]
+
+
+def other_field(q: frozenset[str], said: frozenset[str]) -> bool:
+    """The question names a field next to the decision that the rule never mentions."""
+    return any(q & f and not said & f for f in FIELDS)
+
+
+def other_sphere(q: frozenset[str], said: frozenset[str]) -> bool:
+    """The question is scoped to one sphere and the rule only to the opposite one."""
+    return any(
+        (q & a and not q & b and said & b and not said & a) or (q & b and not q & a and said & a and not said & b)
+        for a, b in SPHERES
+    )
 
 
 # The embedded default under its historical import name.
