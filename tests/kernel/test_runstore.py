@@ -22,7 +22,7 @@ class Result(BaseModel):
 
 def manifest(**config) -> Manifest:
     config = {"seed": 0, **config}
-    return Manifest(suite="t", dataset=DatasetInfo(name="d", sha256="0" * 64, personas=1), config=config,
+    return Manifest(suite="t", dataset=DatasetInfo(name="d", sha256="0" * 64, units=1), config=config,
                     config_hash=config_hash(config))
 
 
@@ -78,6 +78,23 @@ def test_symlink_planted_in_run_folder_is_not_followed(tmp_path):
     with pytest.raises(ConfigError, match="outside the run folder"):
         store.start_cell("c")
     assert list(outside.iterdir()) == []
+
+
+def test_symlink_planted_at_a_session_file_is_refused(tmp_path):
+    outside = tmp_path / "outside.jsonl"
+    store = RunStore(tmp_path / "run")
+    store.open(manifest(), resume=False, force=False)
+    store.start_cell("c")
+    assert store.session_path("c", "s1").parent == store.cell_dir("c")  # the folder is now cached
+    os.symlink(outside, store.cell_dir("c") / "s2.jsonl")
+    with pytest.raises(ConfigError, match="outside the run folder"):
+        store.session_path("c", "s2")
+
+
+def test_a_manifest_written_before_units_was_the_field_name_still_reads(tmp_path):
+    data = json.loads(manifest().model_dump_json())
+    data["dataset"] = {"name": "d", "sha256": "0" * 64, "personas": 3}
+    assert Manifest.model_validate(data).dataset.units == 3
 
 
 def test_symlinked_cells_folder_is_refused(tmp_path):

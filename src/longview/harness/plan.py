@@ -187,7 +187,7 @@ def prepare(cfg: RunConfig, *, dry_run: bool = False) -> Prepared:
         config["api_base"] = cfg.api_base.rstrip("/")
     manifest = Manifest(
         suite=suite.name,
-        dataset=DatasetInfo(name=dataset.name, sha256=dataset.sha256, personas=len({c.unit for c in cells})),
+        dataset=DatasetInfo(name=dataset.name, sha256=dataset.sha256, units=len({c.unit for c in cells})),
         config=config,
         config_hash=config_hash(config),
         components={**names, "agents": ", ".join(sorted({c.agent for c in cells}))},

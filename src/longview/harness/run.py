@@ -172,8 +172,7 @@ def scorecard_json(sc: Any, manifest: Manifest, suite: Suite | None = None, done
     hash, seed, components, prompt hashes."""
     data = sc.to_json_dict()
     data.setdefault("suite", manifest.suite)
-    ds = data.setdefault("dataset", {})
-    ds.setdefault("units", ds.get("personas", manifest.dataset.personas))
+    data.setdefault("dataset", {}).setdefault("units", manifest.dataset.units)
     for row in data.get("rows", []):
         row.setdefault("n", row.get("n_personas", 0))
     if not data.get("metrics") and suite is not None:

@@ -14,15 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from longview.kernel.runstore import DatasetInfo
 from longview.kernel.stats import cluster_bootstrap_ci, macro_mean, seed_from
-
-
-class DatasetInfo(BaseModel):
-    """What was evaluated."""
-
-    name: str = Field(description="Dataset spec: builtin, a path, importer:PATH.")
-    sha256: str = Field(description="Hash of the dataset content.")
-    units: int = Field(description="Replication units (personas, users, scenarios) in the dataset.")
 
 
 class MetricInfo(BaseModel):

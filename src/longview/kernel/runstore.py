@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import AliasChoices, BaseModel, Field, ValidationError
 
 from longview import __version__
 from longview.kernel.errors import ConfigError, RunFolderError
@@ -69,9 +69,15 @@ def git_commit() -> str | None:
 
 
 class DatasetInfo(BaseModel):
-    name: str = Field(description="Dataset name (builtin, a path, atrbench:PATH).")
-    sha256: str = Field(description="Hash of the dataset files.")
-    personas: int = Field(description="Personas in this run.")
+    """What was evaluated: the one definition for the manifest and every suite's scorecard."""
+
+    name: str = Field(description="Dataset spec: builtin, a path, importer:PATH.")
+    sha256: str = Field(description="Hash of the dataset content.")
+    units: int = Field(
+        validation_alias=AliasChoices("units", "personas"),  # "personas": files written before 0.x unified it
+        description="Replication units (personas, users, scenarios): in a manifest those of the run, "
+                    "in a scorecard those of the dataset.",
+    )
 
 
 class Manifest(BaseModel):

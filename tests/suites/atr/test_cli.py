@@ -25,7 +25,7 @@ def test_run_writes_json_and_show_reprints(episodes: Path, tmp_path: Path):
     assert r.exit_code == 0, r.output
     data = json.loads(js.read_text())
     assert data["suite"] == "atr"
-    assert set(data["dataset"]) == {"name", "sha256", "personas", "units"} and data["dataset"]["units"] == 2
+    assert set(data["dataset"]) == {"name", "sha256", "units"} and data["dataset"]["units"] == 2
     assert set(data["metrics"]) == {"tsacc", "rule_ask", "rule_cov", "acq_prec", "applied_rate"}
     assert data["metrics"]["tsacc"]["kind"] == "deterministic" and data["metrics"]["rule_cov"]["kind"] == "judged"
     rows = {(row["agent"], row["variant"]): row for row in data["rows"]}

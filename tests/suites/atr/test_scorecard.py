@@ -73,7 +73,7 @@ def test_json_shape():
     d = json.loads(json.dumps(sc.to_json_dict()))
     assert set(d) == {"suite", "dataset", "rows"}
     assert d["suite"] == "atr"
-    assert d["dataset"] == {"name": "fixture", "sha256": "ab" * 32, "personas": 2}
+    assert d["dataset"] == {"name": "fixture", "sha256": "ab" * 32, "units": 2}
     for row in d["rows"]:
         assert {"agent", "variant", "metrics", "ci95"} <= set(row)
         assert list(row["metrics"]) == list(METRICS) and list(row["ci95"]) == list(METRICS)

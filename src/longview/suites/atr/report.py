@@ -37,7 +37,7 @@ def fmt_ci(x: float | None, ci: tuple[float, float] | None) -> str:
 
 def scorecard_table(sc: Scorecard) -> Table:
     """Every (agent, variant) row with its metrics, intervals, Gap and GapRec."""
-    t = Table(title=f"ATR scorecard · {sc.dataset.name} ({sc.dataset.personas} personas, persona-macro)")
+    t = Table(title=f"ATR scorecard · {sc.dataset.name} ({sc.dataset.units} personas, persona-macro)")
     t.add_column("Agent")
     t.add_column("Variant")
     t.add_column("N", justify="right")

@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from longview.kernel.runstore import DatasetInfo
 from longview.kernel.stats import cluster_bootstrap_ci, macro_mean, pass_hat_k, seed_from
 from longview.suites.atr.dataset import Episode
 from longview.suites.atr.metrics import EXTRA_METRICS, METRICS, PersonaMetrics, ScoringError, TestVerdict, score_cell
@@ -99,12 +100,6 @@ class Row(BaseModel):
         default=None, description="Table 3's † marks: acquisition rates resting on negligible acquisition."
     )
     per_persona: dict[str, Metrics] = Field(description="Persona id -> that cell's metrics.")
-
-
-class DatasetInfo(BaseModel):
-    name: str = Field(description="Dataset name.")
-    sha256: str = Field(description="Dataset hash (see dataset.hash_files).")
-    personas: int = Field(description="Episodes (personas) in the dataset.")
 
 
 class Scorecard(BaseModel):
@@ -262,6 +257,6 @@ def build_scorecard(
     ]
     _set_gaps(rows)
     return Scorecard(
-        dataset=DatasetInfo(name=dataset_name, sha256=dataset_sha256, personas=len(episodes)),
+        dataset=DatasetInfo(name=dataset_name, sha256=dataset_sha256, units=len(episodes)),
         rows=rows,
     )
