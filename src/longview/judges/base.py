@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -19,6 +20,7 @@ from longview.kernel.errors import CellAborted
 from longview.kernel.models.client import GenParams, ModelClient
 
 V = TypeVar("V", bound=BaseModel)
+R = TypeVar("R")
 Item = TypeVar("Item", contravariant=True)
 Verdict = TypeVar("Verdict", covariant=True)
 
@@ -55,7 +57,9 @@ class LLMJudge(Generic[V]):
     """A model that answers one JSON payload with one JSON verdict of type ``schema``.
 
     ``ask(payload)`` retries once (as a fresh sample, trial 1) when the answer is not valid JSON
-    or does not validate, then aborts the cell naming the role and both faults.
+    or does not validate, then aborts the cell naming the role and both faults. ``ask_with`` takes
+    the suite's own reading of the answer (a semantic check on top of the schema, say): a
+    :class:`ValueError` it raises is a fault that earns the retry; anything else propagates.
     """
 
     def __init__(self, client: ModelClient, params: GenParams, system: str, schema: type[V], role: str) -> None:
@@ -72,14 +76,24 @@ class LLMJudge(Generic[V]):
         return turn.text
 
     async def ask(self, payload: dict[str, Any]) -> V:
+        return await self.ask_with(payload, self.validate)
+
+    def validate(self, text: str | None) -> V:
+        """The answer as a ``schema`` verdict; a :class:`ValueError` naming the fault otherwise."""
+        try:
+            return self.schema.model_validate(parse_json(text))
+        except (ValueError, ValidationError) as e:  # ValidationError is a ValueError; named for the reader
+            raise ValueError(f"{' '.join(str(e).split())[:160]} in {brief(text)}") from None
+
+    async def ask_with(self, payload: dict[str, Any], read: Callable[[str | None], R], about: str = "") -> R:
         faults: list[str] = []
         for trial in range(2):
             text = await self.raw(payload, trial)
             try:
-                return self.schema.model_validate(parse_json(text))
-            except (ValueError, ValidationError) as e:
-                faults.append(f"{' '.join(str(e).split())[:160]} in {brief(text)}")
-        raise CellAborted(f"{self.role} judge {self.name}: malformed verdict twice: " + " | ".join(faults))
+                return read(text)
+            except ValueError as e:
+                faults.append(str(e))
+        raise CellAborted(f"{self.role} judge {self.name}: malformed verdict twice{about}: " + " | ".join(faults))
 
 
 def agreement(a: dict[str, Any], b: dict[str, Any]) -> dict[str, float | int | None]:

@@ -14,14 +14,12 @@ replay the faulty answer.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import OrderedDict
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
 
-from longview.judges.base import brief, parse_json
+from longview.judges.base import LLMJudge, brief, parse_json
 from longview.kernel.agent import Message
 from longview.kernel.errors import CellAborted
 from longview.kernel.models import GenParams, ModelClient
@@ -37,8 +35,8 @@ USER_PROMPT = "user_reword"
 EMPTY_RETRIES = 2  # extra user-simulator calls after an empty reply (App. B.3)
 
 
-class _Malformed(Exception):
-    """One unusable model answer; the caller decides between a retry and an abort."""
+class _Malformed(ValueError):
+    """One unusable model answer: the shared judge plumbing retries once, then aborts the cell."""
 
 
 class RouterReply(BaseModel):
@@ -81,41 +79,31 @@ class _PromptedModel:
     """A model client, its generation params and a fixed system prompt from ``prompts/``."""
 
     prompt: str
+    role = "user"
+    schema: type[BaseModel] = BaseModel
 
     def __init__(self, client: ModelClient, params: GenParams, system: str | None = None) -> None:
         self.client, self.params = client, params
         self.name = f"llm:{client.model}"
         # The release's own prompt (with its few-shot bank) when the run is on its checkout.
         self.system = system or block(self.prompt)
+        # The plumbing every suite's model judge shares: one JSON payload, a retry, then an abort.
+        self.llm = LLMJudge(client, params, self.system, self.schema, self.role)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
-
-    async def _ask(self, payload: dict[str, Any], trial: int) -> str | None:
-        """One call with ``payload`` as JSON in a single user message; the answer's text."""
-        content = json.dumps(payload, ensure_ascii=False)
-        messages = [Message(role="user", content=content)]
-        turn = await self.client.complete(self.system, messages, [], self.params, trial)
-        return turn.text
 
 
 class LLMRouter(_PromptedModel):
     """Router (speech-act decision plus span extraction) as one JSON-returning model call."""
 
     prompt = ROUTER_PROMPT
+    role = "router"
+    schema = RouterReply
 
     async def route(self, output: str, reason: str) -> RouteVerdict:
-        faults: list[str] = []
-        for trial in range(2):
-            text = await self._ask({"output": output, "reason": reason}, trial)
-            try:
-                return self._verdict(text, output)
-            except _Malformed as e:
-                faults.append(str(e))
-        raise CellAborted(
-            f"router {self.name} gave a malformed verdict twice for message {brief(output)}: "
-            + "; then ".join(faults)
-        )
+        return await self.llm.ask_with({"output": output, "reason": reason}, lambda text: self._verdict(text, output),
+                                       f" for message {brief(output)}")
 
     @staticmethod
     def _verdict(text: str | None, output: str) -> RouteVerdict:
@@ -155,36 +143,32 @@ class LLMClassifier(_PromptedModel):
     """Classifier (question span → one pool rule or none) as one JSON-returning model call."""
 
     prompt = CLASSIFIER_PROMPT
+    role = "classifier"
+    schema = ClassifierReply
 
     async def classify(self, span: str, rules: list[StandingRule]) -> str | None:
         if not rules:
             return None
         pool = {r.rule_id for r in rules}
-        payload = {"question": span, "rules": [rule_card(r) for r in rules]}
-        faults: list[str] = []
-        for trial in range(2):
-            text = await self._ask(payload, trial)
+
+        def read(text: str | None) -> str | None:
             try:
                 value = parse_json(text)
             except ValueError:
                 value = None
-            if not isinstance(value, dict):
-                raise CellAborted(
-                    f"classifier {self.name} did not return a JSON object for span "
-                    f"{brief(span)}: {brief(text)}"
-                )
+            if not isinstance(value, dict):  # not even an object: no retry (as the release's runner)
+                raise CellAborted(f"classifier {self.name} did not return a JSON object for span "
+                                  f"{brief(span)}: {brief(text)}")
             try:
                 rule_id = ClassifierReply.model_validate(value).rule_id
             except ValidationError as err:
-                faults.append(f"field 'rule_id': {err.errors()[0]['msg']} in {brief(text)}")
-                continue
-            if rule_id is None or rule_id in pool:
-                return rule_id
-            faults.append(f"unknown rule id {rule_id!r} (pool: {', '.join(sorted(pool))})")
-        raise CellAborted(
-            f"classifier {self.name} gave an unusable verdict twice for span {brief(span)}: "
-            + "; then ".join(faults)
-        )
+                raise _Malformed(f"field 'rule_id': {err.errors()[0]['msg']} in {brief(text)}") from None
+            if rule_id is not None and rule_id not in pool:
+                raise _Malformed(f"unknown rule id {rule_id!r} (pool: {', '.join(sorted(pool))})")
+            return rule_id
+
+        payload = {"question": span, "rules": [rule_card(r) for r in rules]}
+        return await self.llm.ask_with(payload, read, f" for span {brief(span)}")
 
 
 class LLMUser(_PromptedModel):
