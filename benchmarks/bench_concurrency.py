@@ -159,7 +159,7 @@ def cli_level(server: Server, concurrency: int, rounds: int) -> dict:
     server.reset()
     trials = max(1, -(-rounds * concurrency // ATR_TEST_SESSIONS))
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = ["longview", "run", "atr", "--model", "hosted_vllm/loopback", "--api-base", server.url,
+        cmd = [sys.executable, "-m", "longview", "run", "atr", "--model", "hosted_vllm/loopback", "--api-base", server.url,
                "--variant", "oracle_target", "--trials", str(trials),
                "--max-concurrency", str(concurrency), "--no-cache", "--out", f"{tmp}/run", "--force"]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)

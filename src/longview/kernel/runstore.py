@@ -33,7 +33,7 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from pydantic import AliasChoices, BaseModel, Field, ValidationError
 
@@ -151,7 +151,8 @@ class RunStore:
         self.notes: dict[str, str] = {}  # what was found damaged (cell folder or file -> why)
         self._lock = threading.Lock()
         self._real_root_cache: Path | None = None
-        self._cell_folders: dict[str, Path] = {}  # cell key -> its folder, checked to lie inside the run
+        self._cell_folders: dict[str, Path] = {}
+        self._journal: TextIO | None = None  # the usage journal, open while a run appends to it  # cell key -> its folder, checked to lie inside the run
 
     # --- paths ------------------------------------------------------------------------------
 
@@ -422,8 +423,16 @@ class RunStore:
         killed invocation loses at most the call in flight."""
         line = json.dumps(entry, sort_keys=True)
         with self._lock:
-            with self.inside(self.journal_path).open("a", encoding="utf-8") as f:
-                f.write(line + "\n")
+            if self._journal is None:  # opened (and checked to lie inside the run) once per invocation
+                self._journal = self.inside(self.journal_path).open("a", encoding="utf-8")
+            self._journal.write(line + "\n")
+            self._journal.flush()  # to the OS: a kill -9 of this process loses nothing written
+
+    def close_journal(self) -> None:
+        with self._lock:
+            if self._journal is not None:
+                self._journal.close()
+                self._journal = None
 
     def recovered_usage(self, fallback: dict[str, Any] | None = None) -> dict[str, Any]:
         """Usage of every earlier invocation, summed from the journal (a manifest's ``usage`` may
