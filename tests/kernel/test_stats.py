@@ -89,3 +89,8 @@ def test_pass_hat_k():
         pass_hat_k([[True]], 2)
     with pytest.raises(ValueError):
         pass_hat_k([[True]], 0)
+
+
+def test_means_are_correctly_rounded_so_every_python_version_agrees():
+    # Plain sum() loses the 1.0 on Python 3.11 and keeps it on 3.12 (compensated summation).
+    assert macro_mean({"a": 1e16, "b": 1.0, "c": -1e16}) == 1 / 3

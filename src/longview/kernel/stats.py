@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Mapping
-from math import comb
+from math import comb, fsum
 
 _SEP = "\x1f"  # unit separator: ("ab", "c") and ("a", "bc") must not share a seed
 
@@ -25,7 +25,9 @@ def seed_from(*parts: object) -> int:
 
 
 def _mean(xs: list[float]) -> float | None:
-    return sum(xs) / len(xs) if xs else None
+    # fsum is correctly rounded, so a mean (and every CI built from means) is the same on every
+    # Python version; plain sum() of floats changed in 3.12 (compensated summation).
+    return fsum(xs) / len(xs) if xs else None
 
 
 def macro_mean(values: Mapping[str, float | None]) -> float | None:
