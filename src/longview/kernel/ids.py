@@ -99,15 +99,14 @@ def check_tree(value: Any, file: str, record: str, *, max_depth: int = MAX_DEPTH
     """Reject nesting deeper than ``max_depth`` and strings (keys too) that are not valid UTF-8
     text, naming the field path (``strings=False``: depth only). Iterative, so hostile depth
     cannot exhaust the stack."""
+    walked = (dict, list, str) if strings else (dict, list)  # nodes worth a visit
     stack: list[tuple[Any, list[str]]] = [(value, [])]
     while stack:
         node, path = stack.pop()
         if len(path) > max_depth:
             raise DataError(file, record, _dotted(path[:max_depth]) or "<root>",
                             f"JSON nested at most {max_depth} levels deep")
-        if isinstance(node, str):
-            if not strings:
-                continue
+        if isinstance(node, str):  # below the root, visited only when strings are checked
             bad = text_problem(node)
             if bad and bad.startswith("valid"):  # NUL is legal inside JSON text
                 raise DataError(file, record, _dotted(path) or "<root>", bad)
@@ -116,11 +115,10 @@ def check_tree(value: Any, file: str, record: str, *, max_depth: int = MAX_DEPTH
                 bad = text_problem(k) if strings and isinstance(k, str) else None
                 if bad and bad.startswith("valid"):
                     raise DataError(file, record, _dotted([*path, _show(k)]), f"a key in {bad}")
-                if isinstance(v, (dict, list)) or (strings and isinstance(v, str)):
+                if isinstance(v, walked):
                     stack.append((v, [*path, str(k)]))
         elif isinstance(node, list):
-            stack.extend((v, [*path, str(i)]) for i, v in enumerate(node)
-                         if isinstance(v, (dict, list)) or (strings and isinstance(v, str)))
+            stack.extend((v, [*path, str(i)]) for i, v in enumerate(node) if isinstance(v, walked))
 
 
 def _dotted(path: list[str]) -> str:

@@ -74,7 +74,7 @@ class DatasetInfo(BaseModel):
     name: str = Field(description="Dataset spec: builtin, a path, importer:PATH.")
     sha256: str = Field(description="Hash of the dataset content.")
     units: int = Field(
-        validation_alias=AliasChoices("units", "personas"),  # "personas": files written before 0.x unified it
+        validation_alias=AliasChoices("units", "personas"),  # "personas": manifests and atr scorecards written before
         description="Replication units (personas, users, scenarios): in a manifest those of the run, "
                     "in a scorecard those of the dataset.",
     )
@@ -151,8 +151,8 @@ class RunStore:
         self.notes: dict[str, str] = {}  # what was found damaged (cell folder or file -> why)
         self._lock = threading.Lock()
         self._real_root_cache: Path | None = None
-        self._cell_folders: dict[str, Path] = {}
-        self._journal: TextIO | None = None  # the usage journal, open while a run appends to it  # cell key -> its folder, checked to lie inside the run
+        self._cell_folders: dict[str, Path] = {}  # cell key -> its folder, checked to lie inside the run
+        self._journal: TextIO | None = None  # the usage journal, open while a run appends to it
 
     # --- paths ------------------------------------------------------------------------------
 
