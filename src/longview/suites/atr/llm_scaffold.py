@@ -79,22 +79,30 @@ class _PromptedModel:
     """A model client, its generation params and a fixed system prompt from ``prompts/``."""
 
     prompt: str
-    role = "user"
-    schema: type[BaseModel] = BaseModel
 
     def __init__(self, client: ModelClient, params: GenParams, system: str | None = None) -> None:
         self.client, self.params = client, params
         self.name = f"llm:{client.model}"
         # The release's own prompt (with its few-shot bank) when the run is on its checkout.
         self.system = system or block(self.prompt)
-        # The plumbing every suite's model judge shares: one JSON payload, a retry, then an abort.
-        self.llm = LLMJudge(client, params, self.system, self.schema, self.role)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
 
 
-class LLMRouter(_PromptedModel):
+class _PromptedJudge(_PromptedModel):
+    """A prompted model that gives one JSON verdict, through the plumbing every suite's model judge
+    shares: one JSON payload, a retry on a malformed answer, then an abort naming ``role``."""
+
+    role: str
+    schema: type[BaseModel]
+
+    def __init__(self, client: ModelClient, params: GenParams, system: str | None = None) -> None:
+        super().__init__(client, params, system)
+        self.llm = LLMJudge(client, params, self.system, self.schema, self.role)
+
+
+class LLMRouter(_PromptedJudge):
     """Router (speech-act decision plus span extraction) as one JSON-returning model call."""
 
     prompt = ROUTER_PROMPT
@@ -139,7 +147,7 @@ def rule_card(rule: StandingRule) -> dict[str, str]:
     return card
 
 
-class LLMClassifier(_PromptedModel):
+class LLMClassifier(_PromptedJudge):
     """Classifier (question span → one pool rule or none) as one JSON-returning model call."""
 
     prompt = CLASSIFIER_PROMPT
