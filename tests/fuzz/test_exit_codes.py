@@ -13,6 +13,7 @@ from fuzzkit import SUITES, invoke, sample
 
 from longview.harness.run import check_units
 from longview.kernel.errors import DataError
+from longview.testing.loopback import Fault, LoopbackServer
 
 
 def _dead_endpoint() -> str:
@@ -49,17 +50,21 @@ def test_harness_refuses_unsafe_unit_ids(units):
 
 @pytest.mark.parametrize("suite", SUITES)
 def test_resume_retries_aborted_cells(suite, tmp_path):
-    from test_kill_resume import SlowServer
+    from test_kill_resume import finish_or_send
 
     data = sample(suite, tmp_path / "data")
     if data is None:
         pytest.skip(f"suite {suite} provides no sample dataset")
-    with SlowServer(delay=0.0) as srv:
+    down = [True]  # every request fails with a server error while set
+
+    def faults(index: int, body: dict) -> Fault | None:
+        return Fault.SERVER_ERROR if down[0] else None
+
+    with LoopbackServer(agent=finish_or_send, faults=faults).in_thread() as srv:
         args = ["run", suite, "--dataset", data, "--out", tmp_path / "run", "--model", "hosted_vllm/m",
                 "--api-base", srv.url, "--units", "1", "--max-attempts", "1", "--no-cache", "--max-turns", "3"]
-        srv.down = True
         assert invoke(args, tmp_path).code == 1
-        srv.down = False
+        down[0] = False
         r = invoke([*args, "--resume"], tmp_path)
     assert r.code == 0, r.text[-2000:]
     card = json.loads((tmp_path / "run" / "scorecard.json").read_text())

@@ -9,78 +9,23 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from fuzzkit import SUITES, invoke, sample
 
+from longview.testing.loopback import LoopbackServer, text_message, tool_call_message
+
 CONCURRENCY = 2  # cells in flight; one more unit is run, so a cell is still queued when the first finishes
 
 
-def _completion(tools: list[str]) -> dict:
+def finish_or_send(body: dict) -> dict:
+    """Ends or answers whatever the suite offers (finish_session, send_to_user), else says done."""
+    tools = [t["function"]["name"] for t in body.get("tools", [])]
     pick = next((t for t in ("finish_session", "send_to_user") if t in tools), None)
-    message: dict = {"role": "assistant", "content": None if pick else "Done."}
-    if pick:
-        args = {} if pick == "finish_session" else {"output": "Done."}
-        message["tool_calls"] = [{"id": "c1", "type": "function",
-                                  "function": {"name": pick, "arguments": json.dumps(args)}}]
-    return {"id": "x", "object": "chat.completion", "model": "m",
-            "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 2}}
-
-
-class SlowServer:
-    """Answers every request after a short delay, counting the answers it completed."""
-
-    def __init__(self, delay: float = 0.04) -> None:
-        self.answered = 0
-        self.down = False  # answer 503 to everything
-        lock = threading.Lock()
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                if outer.down:
-                    self.send_response(503)
-                    self.send_header("Content-Length", "2")
-                    self.end_headers()
-                    self.wfile.write(b"{}")
-                    return
-                time.sleep(delay)
-                data = json.dumps(_completion([t["function"]["name"] for t in body.get("tools", [])])).encode()
-                try:
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                    self.wfile.flush()
-                except OSError:
-                    return  # the client was killed: not answered
-                with lock:
-                    outer.answered += 1
-
-        class Quiet(ThreadingHTTPServer):
-            def handle_error(self, request, client_address):
-                pass
-
-        self.httpd = Quiet(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    if pick is None:
+        return text_message("Done.")
+    return tool_call_message(pick, {} if pick == "finish_session" else {"output": "Done."})
 
 
 @pytest.mark.parametrize("suite", SUITES)
@@ -93,7 +38,7 @@ def test_kill_9_then_resume_loses_no_cell_and_no_usage(suite, tmp_path):
             "--units", str(CONCURRENCY + 1), "--max-turns", "3", "--no-cache", "--max-concurrency", str(CONCURRENCY),
             "--max-attempts", "1"]
     env = {**os.environ, "LONGVIEW_CACHE_DIR": str(tmp_path / "cache")}
-    with SlowServer() as srv:
+    with LoopbackServer(latency=0.04, agent=finish_or_send).in_thread() as srv:
         args += ["--api-base", srv.url]
         proc = subprocess.Popen([sys.executable, "-c", "from longview.cli import main; main()", *args], env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tmp_path)
@@ -114,7 +59,7 @@ def test_kill_9_then_resume_loses_no_cell_and_no_usage(suite, tmp_path):
 
         r = invoke([*args, "--resume"], tmp_path)
         assert r.code == 0, r.text[-2000:]
-        answered = srv.answered
+        answered = srv.stats.answered
 
     card = json.loads((run / "scorecard.json").read_text())
     assert card["run"]["cells"] == {"planned": planned, "finished": planned, "aborted": 0, "partial": False}

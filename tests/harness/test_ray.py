@@ -14,10 +14,8 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -30,6 +28,7 @@ from longview.harness import run as harness  # noqa: E402
 from longview.harness.options import RunConfig  # noqa: E402
 from longview.harness.ray_executor import RayExecutor  # noqa: E402
 from longview.kernel.runstore import RunStore  # noqa: E402
+from longview.testing.loopback import LoopbackServer, tool_call_message  # noqa: E402
 
 
 def card(path: Path) -> dict:
@@ -138,84 +137,38 @@ def test_recovery_restarts_a_worker_once_and_never_kills_a_process_that_runs_no_
         ex.stop()
 
 
-def completion(name: str, args: dict) -> dict:
-    return {"id": "x", "object": "chat.completion", "model": "m",
-            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
-                "role": "assistant", "content": None,
-                "tool_calls": [{"id": "call_1", "type": "function",
-                                "function": {"name": name, "arguments": json.dumps(args)}}]}}],
-            "usage": {"prompt_tokens": 40, "completion_tokens": 4}}
-
-
-class SlowServer:
-    """An OpenAI-compatible loopback server that holds each request ``delay`` seconds and records
-    how many were in flight at once."""
-
-    def __init__(self, delay: float) -> None:
-        self.lock = threading.Lock()
-        self.in_flight = self.peak = self.hits = 0
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
-
-            def do_POST(self):  # noqa: N802
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                with outer.lock:
-                    outer.hits += 1
-                    outer.in_flight += 1
-                    outer.peak = max(outer.peak, outer.in_flight)
-                time.sleep(delay)
-                names = [t["function"]["name"] for t in body.get("tools", [])]
-                reply = completion("finish_session", {}) if "finish_session" in names else completion(
-                    "send_to_user", {"output": "Done."})
-                data = json.dumps(reply).encode()
-                with outer.lock:
-                    outer.in_flight -= 1
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+def finish_or_send(body: dict) -> dict:
+    """A model that ends a test session at once and answers a learning session with a message."""
+    names = [t["function"]["name"] for t in body.get("tools", [])]
+    if "finish_session" in names:
+        return tool_call_message("finish_session")
+    return tool_call_message("send_to_user", {"output": "Done."})
 
 
 def test_model_requests_in_flight_stay_at_the_global_limits_across_workers(cluster, tmp_path):
     limit = 3  # not a multiple of the 2 workers: a per-worker share could not give exactly 3
-    with SlowServer(delay=0.02) as srv:
+    with LoopbackServer(latency=0.02, agent=finish_or_send).in_thread() as srv:
         cfg = RunConfig(suite="atr", models=["hosted_vllm/m"], variants=["atr"], units=2, api_base=srv.url,
                         no_cache=True, max_concurrency=limit, out=tmp_path / "ray", executor="ray")
         ex = RayExecutor(files="driver")  # the worker returns the traces; the driver writes them
         store, sc = harness.run(cfg, executor=ex)
-        ray_peak, ray_hits = srv.peak, srv.hits
-        srv.peak = 0
+        ray_peak, ray_hits = srv.stats.peak_in_flight, srv.stats.requests
+        srv.reset_stats()
         # A provider limit below the session limit: requests to it are what is bounded.
         limited = RayExecutor()
         harness.run(cfg.model_copy(update={"out": tmp_path / "ray2", "max_concurrency": 8,
                                            "provider_limits": {"hosted_vllm": 2}}), executor=limited)
-        provider_peak = srv.peak
-        srv.peak = srv.hits = 0
+        provider_peak = srv.stats.peak_in_flight
+        srv.reset_stats()
         lstore, local = harness.run(cfg.model_copy(update={"out": tmp_path / "local", "executor": "local"}))
+        local_hits = srv.stats.requests
     assert len(ex.cells_by_pid) == 2 and len(limited.cells_by_pid) == 2  # both workers ran cells
     assert ray_peak == limit and ex.limiter_stats["peak"]["session"] == limit  # reached, never exceeded
     assert provider_peak == 2 and limited.limiter_stats["peak"]["provider:hosted_vllm"] == 2
     assert sc.to_json_dict() == local.to_json_dict() and tree(tmp_path / "ray") == tree(tmp_path / "local")
     m = store.manifest()
     assert m.executor["files"] == "driver" and m.executor["workers"] == 2
-    assert m.usage["roles"]["agent"]["calls"] == ray_hits == srv.hits
+    assert m.usage["roles"]["agent"]["calls"] == ray_hits == local_hits
     assert m.usage == lstore.manifest().usage
     journal = (tmp_path / "ray" / "usage.jsonl").read_text().splitlines()  # what a resume recovers usage from
     assert len(journal) == ray_hits and sorted(journal) == sorted((tmp_path / "local" / "usage.jsonl").read_text().splitlines())

@@ -186,3 +186,12 @@ def test_runs_as_a_process_and_stops_when_stdin_closes():
     finally:
         proc.stdin.close()
         assert proc.wait(timeout=10) == 0
+
+
+def test_in_thread_serves_blocking_callers_and_stops_on_exit():
+    with LoopbackServer(agent=tool_then_finish).in_thread() as server:
+        answer = httpx.post(f"{server.url}/chat/completions", json={"model": "m", "messages": []}).json()
+        assert answer["choices"][0]["message"]["content"] == "done" and server.stats.answered == 1
+    assert server.closed.is_set()
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"{server.url}/health")

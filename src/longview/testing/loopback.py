@@ -13,6 +13,9 @@ In-process (tests)::
         ...
         server.stats.peak_in_flight
 
+    with LoopbackServer(agent=my_agent).in_thread() as server:  # for blocking callers
+        harness.run(RunConfig(..., api_base=server.url))
+
 As a separate process (benchmarks, ``longview run --api-base``), so its CPU is not the harness's::
 
     python -m longview.testing.loopback --latency 1 --port 0
@@ -29,7 +32,8 @@ import collections
 import contextlib
 import json
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -200,6 +204,30 @@ class LoopbackServer:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+    @contextlib.contextmanager
+    def in_thread(self) -> Iterator[LoopbackServer]:
+        """Serve from a background thread with its own event loop, for callers that block: a
+        ``longview`` subprocess, ``harness.run`` (which runs its own loop), Ray workers."""
+        loop = asyncio.new_event_loop()
+        ready = threading.Event()
+
+        def serve() -> None:
+            asyncio.set_event_loop(loop)
+            loop.run_until_complete(self.start())
+            ready.set()
+            loop.run_until_complete(self.closed.wait())
+
+        thread = threading.Thread(target=serve, name="loopback", daemon=True)
+        thread.start()
+        if not ready.wait(30):
+            raise RuntimeError("the loopback server did not start within 30 s")
+        try:
+            yield self
+        finally:
+            asyncio.run_coroutine_threadsafe(self.close(), loop).result(30)
+            thread.join(30)
+            loop.close()
 
     # ---- HTTP ---------------------------------------------------------------------------------
 

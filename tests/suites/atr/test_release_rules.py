@@ -10,14 +10,13 @@ cached empty answer cannot be replayed into the retry.
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from longview.harness import run as harness
 from longview.harness.options import RunConfig
+from longview.testing.loopback import LoopbackServer, text_message, tool_call_message
 
 PERSONAS = Path(__file__).parents[2] / "fixtures/atrbench/data/personas"
 
@@ -31,67 +30,30 @@ def gold_actions() -> dict[str, dict]:
     return out
 
 
-def message(content=None, calls=()) -> dict:
-    msg = {"role": "assistant", "content": content}
-    if calls:
-        msg["tool_calls"] = [
-            {"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
-            for i, (n, a) in enumerate(calls)
-        ]
-    return {"id": "x", "object": "chat.completion", "model": "m",
-            "choices": [{"index": 0, "finish_reason": "tool_calls" if calls else "stop", "message": msg}],
-            "usage": {"prompt_tokens": 50, "completion_tokens": 5}}
-
-
 class ScriptedAgents:
-    """Model name = behaviour: `gold`, `narrate1`, `narrate2`, `empty1`."""
+    """The loopback server's agent; model name = behaviour: `gold`, `narrate1`, `narrate2`, `empty1`."""
 
     def __init__(self) -> None:
         self.gold = gold_actions()
         self.calls: dict[tuple[str, str], int] = {}
-        outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                data = json.dumps(outer.answer(body["model"], body["messages"])).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-
-    def answer(self, model: str, messages: list[dict]) -> dict:
+    def __call__(self, body: dict) -> dict:
+        model, messages = body["model"], body["messages"]
         instruction = next(m["content"] for m in messages if m["role"] == "user").strip()
         key = (model, instruction)
         n = self.calls[key] = self.calls.get(key, 0) + 1  # requests so far in this session
         lead = {"gold": [], "narrate1": ["text"], "narrate2": ["text", "text"], "empty1": ["empty"]}[model]
         if n <= len(lead):
-            return message("Let me look at what fits best." if lead[n - 1] == "text" else "")
+            return text_message("Let me look at what fits best." if lead[n - 1] == "text" else "")
         if n == len(lead) + 1:
             gold = self.gold[instruction]
-            return message("Doing it now.", [(gold["tool"], gold["arguments"])])
-        return message(None, [("finish_session", {})])
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+            return {**tool_call_message(gold["tool"], gold["arguments"]), "content": "Doing it now."}
+        return tool_call_message("finish_session")
 
 
 @pytest.mark.parametrize("behaviour", ["gold", "narrate1", "narrate2", "empty1"])
 def test_scripted_release_behaviours_pass_every_oracle_test_session(episodes, tmp_path, behaviour):
-    with ScriptedAgents() as srv:
+    with LoopbackServer(agent=ScriptedAgents()).in_thread() as srv:
         opts = RunConfig(suite="atr",
             dataset=str(episodes), models=[f"hosted_vllm/{behaviour}"], variants=["oracle_target"],
             api_base=srv.url, out=tmp_path / "run", cache_dir=tmp_path / "cache", max_attempts=1,
