@@ -132,7 +132,7 @@ async def run_session(
     something the user said.
     """
     if clock is not None:
-        trace.clock = lambda: clock.now().isoformat()
+        trace.clock = clock.iso
     control = {s.name for s in protocol.control_specs}
     schemas = [s.json_schema() for s in protocol.control_specs] + env.schemas()
     messages = list(opening)

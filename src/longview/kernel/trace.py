@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
+from pydantic_core import to_json
 
 from longview.kernel.models.secrets import redact as default_redact
 
@@ -33,46 +34,62 @@ class TraceEvent(BaseModel):
 # only counts once its cell's completion marker is written (after every writer is closed), so a
 # crash mid-cell loses nothing that would have been kept: the unfinished cell is rerun and its
 # traces rewritten. (One write and one redaction per session instead of one per event.)
+#
+# Each event is encoded as it is emitted (a caller may reuse its payload objects afterwards) by
+# pydantic's serializer straight from a dict in TraceEvent's field order: the same bytes as
+# ``TraceEvent(...).model_dump_json()`` without building and validating a model per event.
+_FIELDS = tuple(TraceEvent.model_fields)
 
 
 class TraceWriter:
     """Collects events for one session and writes them as a JSONL file on :meth:`close` (or at the
-    end of a ``with`` block, an exception included)."""
+    end of a ``with`` block, an exception included). ``sink(path, text)`` replaces the direct
+    write (a run store uses it to write in the background)."""
 
     def __init__(
         self, path: Path | None, session_id: str, redact: Callable[[str], str] | None = None,
-        clock: Callable[[], str] | None = None,
+        clock: Callable[[], str] | None = None, sink: Callable[[Path, str], None] | None = None,
     ):
         self.session_id = session_id
         self.clock = clock  # stamps events with simulated time when set
-        self.events: list[TraceEvent] = []
         self._redact = redact or default_redact
         self._path = path
-        self._lines: list[str] = []
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
+        self._sink = sink or write_text
+        self._lines: list[bytes] = []
 
-    def emit(self, type: str, turn: int | None = None, clock: str | None = None, **data: Any) -> TraceEvent:
+    def emit(self, type: str, turn: int | None = None, clock: str | None = None, **data: Any) -> None:
         if clock is None and self.clock is not None:
             clock = self.clock()
-        ev = TraceEvent(seq=len(self.events), session_id=self.session_id, turn=turn, type=type, data=data, clock=clock)
-        self.events.append(ev)
-        if self._path is not None:
-            self._lines.append(ev.model_dump_json())
-        return ev
+        values = (len(self._lines), self.session_id, turn, type, data, clock)
+        self._lines.append(to_json(dict(zip(_FIELDS, values, strict=True))))
+
+    @property
+    def events(self) -> list[TraceEvent]:
+        """The events emitted so far, as models (read back from their encoding, unredacted)."""
+        return [TraceEvent.model_validate_json(line) for line in self._lines]
 
     def close(self) -> None:
         if self._path is not None:
-            text = "\n".join(self._lines) + "\n" if self._lines else ""
-            with self._path.open("w", encoding="utf-8") as fh:
-                fh.write(self._redact(text))
-            self._path, self._lines = None, []
+            text = b"\n".join(self._lines).decode() + "\n" if self._lines else ""
+            self._sink(self._path, self._redact(text))
+            self._path = None
 
     def __enter__(self) -> TraceWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write a whole file, making its folder if needed."""
+    try:
+        fh = path.open("w", encoding="utf-8")
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fh = path.open("w", encoding="utf-8")
+    with fh:
+        fh.write(text)
 
 
 def read_trace(path: Path) -> list[TraceEvent]:

@@ -8,6 +8,8 @@ scripts offline. HTTP connections are pooled per endpoint for the whole run: clo
 ``await aclose_all()`` (or ``async with http_pool():``) when the run ends.
 """
 
+import sys
+
 from .cache import ResponseCache
 from .client import (
     PROVIDERS,
@@ -54,7 +56,15 @@ __all__ = [
     "unregister_script",
 ]
 
-_LAZY = {"aclose_all", "http_pool", "set_connection_limit"}  # the HTTP pool: httpx loads on first use
+_LAZY = {"http_pool", "set_connection_limit"}  # the HTTP pool: httpx loads on first use
+
+
+async def aclose_all() -> None:
+    """Close every pooled HTTP connection; nothing to do (and httpx stays unloaded) when no HTTP
+    provider was used."""
+    pool = sys.modules.get(f"{__name__}.openai_compat")
+    if pool is not None:
+        await pool.aclose_all()
 
 
 def __getattr__(name: str):  # noqa: ANN202 (module attribute hook)
