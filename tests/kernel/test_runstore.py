@@ -269,3 +269,50 @@ def test_write_json_names_are_plain(tmp_path):
         with pytest.raises(ConfigError):
             store.write_json(bad, {})
     assert json.loads(store.write_json("scorecard.json", {"a": 1}).read_text()) == {"a": 1}
+
+
+# --- traces written in the background -----------------------------------------------------------
+
+
+def test_a_cell_marker_is_written_only_after_its_background_traces(tmp_path, monkeypatch):
+    import threading
+
+    import longview.kernel.runstore as runstore
+    from longview.kernel.trace import TraceWriter, write_text
+
+    gate = threading.Event()
+
+    def slow_write(path, text):
+        gate.wait(5)
+        write_text(path, text)
+
+    monkeypatch.setattr(runstore, "write_text", slow_write)
+    store = RunStore(tmp_path / "run")
+    store.open(manifest(), resume=False, force=False)
+    store.start_cell("c")
+    with TraceWriter(store.session_path("c", "s1"), "s1", sink=store.trace_sink("c")) as tw:
+        tw.emit("session_start")
+    assert not (store.cell_dir("c") / "s1.jsonl").exists()  # still queued behind the gate
+    threading.Timer(0.05, gate.set).start()
+    store.finish_cell("c", Result(status="complete"))  # waits for the write
+    assert (store.cell_dir("c") / "s1.jsonl").read_text().startswith('{"seq":0')
+    assert store.is_done("c")
+    store.close()
+
+
+def test_a_failed_background_trace_write_fails_the_cell_and_writes_no_marker(tmp_path, monkeypatch):
+    import longview.kernel.runstore as runstore
+    from longview.kernel.trace import TraceWriter
+
+    def full_disk(path, text):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(runstore, "write_text", full_disk)
+    store = RunStore(tmp_path / "run")
+    store.open(manifest(), resume=False, force=False)
+    store.start_cell("c")
+    TraceWriter(store.session_path("c", "s1"), "s1", sink=store.trace_sink("c")).close()
+    with pytest.raises(OSError, match="No space left"):
+        store.finish_cell("c", Result(status="complete"))
+    assert not store.is_done("c")
+    store.close()

@@ -47,6 +47,9 @@ async def run_one(p: Prepared, cell: Cell, folder: Path, slots: AbstractAsyncCon
     except CellAborted as e:
         return AbortedCell(agent=cell.agent, variant=cell.variant, unit=cell.unit, trial=cell.trial,
                            abort_reason=e.reason)
+    finally:
+        if store is not None:
+            store.drain(cell.key)  # the cell's traces are on disk before anyone writes its marker
 
 
 class Executor(ABC):
