@@ -49,7 +49,7 @@ async def run_one(p: Prepared, cell: Cell, folder: Path, slots: AbstractAsyncCon
                            abort_reason=e.reason)
     finally:
         if store is not None:
-            store.drain(cell.key)  # the cell's traces are on disk before anyone writes its marker
+            await store.adrain(cell.key)  # the cell's traces are on disk before anyone writes its marker
 
 
 class Executor(ABC):

@@ -23,6 +23,7 @@ Safety rules (issue 7):
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -194,21 +195,23 @@ class RunStore:
         return self.root / CELLS / path_component(cell)
 
     def cell_dir(self, cell: str) -> Path:
-        return self.inside(self._cell_path(cell))
+        """A cell's folder, checked to lie inside the run. Resolved once per cell once it exists
+        as a real folder (resolving costs a syscall per path component, and a run asks for cell
+        folders and session paths thousands of times); until then it may still be made a link."""
+        folder = self._cell_folders.get(cell)
+        if folder is None:
+            folder = self.inside(self._cell_path(cell))
+            if folder.is_dir() and not folder.is_symlink():
+                self._cell_folders[cell] = folder
+        return folder
 
     def session_path(self, cell: str, session_id: str) -> Path:
         """Where one session's trace of ``cell`` goes; the only way a suite should name a trace."""
         problem = id_problem(session_id)
         if problem:
             raise ConfigError(f"{self.root}: cell {cell}: session id {session_id!r:.80}: expected {problem}")
-        # The cell folder is resolved once per cell (it must not lead outside the run); the file
-        # name is a plain name, so only a link planted at that very name is left to refuse.
-        folder = self._cell_folders.get(cell)
-        if folder is None:
-            folder = self.inside(self._cell_path(cell))
-            if folder.is_dir():  # only once it exists (until then it may still be made a link)
-                self._cell_folders[cell] = folder
-        path = folder / f"{path_component(session_id)}.jsonl"
+        # The file name is a plain name, so only a link planted at that very name is left to refuse.
+        path = self.cell_dir(cell) / f"{path_component(session_id)}.jsonl"
         return self.inside(path) if path.is_symlink() else path
 
     # --- opening ----------------------------------------------------------------------------
@@ -273,6 +276,7 @@ class RunStore:
         """Entries of the run folder longview did not write (symlinks are never longview's)."""
         out = []
         owned = OWNED | self._owned_extra()
+        self._cell_folders.clear()
         for p in sorted(self.root.iterdir()):
             if p.is_symlink() or not (p.name in owned or _is_owned_temp(p.name, owned)):
                 out.append(p.name)
@@ -304,6 +308,7 @@ class RunStore:
                 f"{_listing(foreign)}; move those away or choose another folder (nothing was removed)"
             )
         owned = OWNED | self._owned_extra()
+        self._cell_folders.clear()
         for p in sorted(self.root.iterdir()):
             if p.name == CELLS and p.is_dir() and not p.is_symlink():
                 shutil.rmtree(p)
@@ -367,6 +372,8 @@ class RunStore:
     def is_done(self, cell: str) -> bool:
         """True when the cell has a valid completion marker. A damaged marker is not done: the
         cell will be redone, and :attr:`notes` says why."""
+        if not (self._cell_path(cell) / MARKER).exists():  # most cells of a new run: nothing to resolve
+            return False
         d = self.cell_dir(cell)
         marker = d / MARKER
         if not marker.exists():
@@ -390,7 +397,8 @@ class RunStore:
 
     def finish_cell(self, cell: str, result: BaseModel) -> None:
         self.drain(cell)  # the marker says the traces are complete: they must be on disk first
-        atomic_write(self.inside(self.cell_dir(cell) / MARKER), result.model_dump_json(indent=1))
+        # A rename replaces a link planted at the marker's name instead of following it.
+        atomic_write(self.cell_dir(cell) / MARKER, result.model_dump_json(indent=1))
 
     def results(self) -> list[str]:
         """JSON text of every finished cell's result, in cell-folder order. Damaged markers are
@@ -478,6 +486,14 @@ class RunStore:
             pending = self._writes.pop(cell, [])
         for fut in pending:
             fut.result()
+
+    async def adrain(self, cell: str) -> None:
+        """:meth:`drain` for a coroutine: other cells' sessions go on while it waits."""
+        with self._lock:
+            pending = list(self._writes.get(cell, ()))
+        if pending:  # cancelling this wait leaves the writes tracked (a rerun's start_cell drains them)
+            await asyncio.wait([asyncio.wrap_future(f) for f in pending])
+        self.drain(cell)  # all written by now; raises a failed write's error
 
     def recovered_usage(self, fallback: dict[str, Any] | None = None) -> dict[str, Any]:
         """Usage of every earlier invocation, summed from the journal (a manifest's ``usage`` may

@@ -145,18 +145,21 @@ class LearningProtocol:
             # The user's closing words are dropped when it ends the session (nobody reads them).
             return UserTurn(text=None if reply.end else reply.text, end=reply.end)
         trace.emit("hook_appended", turn=turn, attempt=0, span=directive)
-        after = copy.deepcopy(self.state)
+        after: dict | None = None  # the state the first answer left, kept once a re-ask is needed
         for attempt in range(1, HOOK_RETRIES + 1):
             if RULE_TOKEN in reply.text:
                 break
+            if after is None:
+                after = copy.deepcopy(vars(self.state))
             trace.emit("rule_hook_token_missing", turn=turn, attempt=attempt - 1, reply=reply.text)
             trace.emit("hook_appended", turn=turn, attempt=attempt, span=directive)
             # A re-ask answers the same message from the same state (in place: simulators may key on it).
             vars(self.state).update(copy.deepcopy(vars(before)))
             reply = await self.user.reply(self.session, self.state, delivered, directive)
-        # A re-ask answers the same message, so the state is the one the first answer left (a
-        # simulator that does not recompute on a re-ask must not lose it).
-        vars(self.state).update(copy.deepcopy(vars(after)))
+        if after is not None:
+            # A re-ask answers the same message, so the state is the one the first answer left (a
+            # simulator that does not recompute on a re-ask must not lose it).
+            vars(self.state).update(after)
         hit = pending[1] if pending else None
         answer = self._answers[hit] if hit else DEFLECTION
         if RULE_TOKEN in reply.text:
