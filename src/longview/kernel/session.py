@@ -101,6 +101,8 @@ class SessionOutcome:
 
 
 def _add_usage(total: Usage, u: Usage) -> None:
+    if not (u.input_tokens or u.cached_tokens or u.output_tokens or u.cost_usd):
+        return  # a scripted agent's turn: nothing to add
     total.input_tokens += u.input_tokens
     total.cached_tokens += u.cached_tokens
     total.output_tokens += u.output_tokens
@@ -146,7 +148,9 @@ async def run_session(
             trace.emit("activation", trigger=trigger, text=m.content)
 
     def observe(*extra: Message) -> Observation:
-        return Observation(system=system, messages=messages + list(extra), tools=schemas, session_id=session_id, phase=phase)
+        # Built from parts the kernel already holds as models: nothing to validate.
+        return Observation.model_construct(system=system, messages=messages + list(extra), tools=schemas,
+                                           session_id=session_id, phase=phase)
 
     empty_retries = getattr(protocol, "empty_retries", 0)
     accepts_rescue = getattr(protocol, "accepts_rescue", lambda t: bool(t.tool_calls))
@@ -181,7 +185,7 @@ async def run_session(
         calls = protocol.filter_batch(at.tool_calls, turn, trace) if at.tool_calls else []
         trace.emit(
             "assistant_turn", turn=turn, text=at.text,
-            tool_calls=[c.model_dump() for c in calls], usage=at.usage.model_dump(),
+            tool_calls=calls, usage=at.usage,  # models: the trace encodes them as their dumps
         )
         messages.append(Message(role="assistant", content=at.text, tool_calls=calls))
         delivered: list[str] = []
@@ -231,5 +235,5 @@ async def run_session(
         if not calls and not delivered:
             reason = TerminationReason.NO_PROGRESS
             break
-    trace.emit("session_end", reason=reason.value, turns=turn + 1, usage=usage.model_dump())
+    trace.emit("session_end", reason=reason.value, turns=turn + 1, usage=usage)
     return SessionOutcome(termination=reason, turns=turn + 1, messages=messages, batches=batches, usage=usage)

@@ -64,10 +64,13 @@ def cluster_bootstrap_ci(
         return None
     # Sorted keys: the interval must not depend on the mapping's insertion order.
     pool = [values[k] for k in sorted(values)]
-    rng = random.Random(seed)
+    n = len(pool)
+    # All draws at once: choices() takes one random() per draw, so this is the same sequence as
+    # one call per resample (and the same intervals), without a call per resample.
+    draws = random.Random(seed).choices(pool, k=n * n_boot)
     stats: list[float] = []
-    for _ in range(n_boot):
-        m = _mean([v for v in rng.choices(pool, k=len(pool)) if v is not None])
+    for i in range(0, n * n_boot, n):
+        m = _mean([v for v in draws[i:i + n] if v is not None])
         if m is not None:
             stats.append(m)
     stats.sort()

@@ -82,6 +82,11 @@ class ToolSpec(BaseModel):
         return self._schema
 
     @cached_property
+    def by_name(self) -> dict[str, ParamSpec]:
+        """Parameters by name (built once per spec: every call's arguments are checked against it)."""
+        return {p.name: p for p in self.parameters}
+
+    @cached_property
     def _schema(self) -> dict[str, Any]:
         props: dict[str, Any] = {}
         for p in self.parameters:
@@ -253,10 +258,9 @@ def validate_arguments(spec: ToolSpec, args: Any) -> str | None:
     """Return why ``args`` do not fit ``spec``, or None when they do."""
     if not isinstance(args, dict):
         return f"arguments for {spec.name} must be a JSON object"
-    known = {p.name: p for p in spec.parameters}
-    unknown = sorted(set(args) - set(known))
-    if unknown:
-        return f"unknown argument(s) for {spec.name}: {', '.join(unknown)}"
+    known = spec.by_name
+    if not known.keys() >= args.keys():
+        return f"unknown argument(s) for {spec.name}: {', '.join(sorted(set(args) - set(known)))}"
     for p in spec.parameters:
         if p.name not in args or args[p.name] is None:
             if p.required:

@@ -72,6 +72,11 @@ class ReferenceAgent:
         self.episode = episode
         self._learning = {s.session_id: s for s in episode.learning_sessions}
         self._tests = {s.session_id: s for s in episode.test_sessions}
+        # Per test session, derived once: its discovery plan and its behaviour (which depends only
+        # on the session and its system prompt, the frozen context). Pure functions of the
+        # observation, so caching them changes nothing a resumed run would see.
+        self._plans: dict[str, list[Step]] = {}
+        self._behaviours: dict[str, tuple[str, Preference]] = {}
 
     async def act(self, obs: Observation) -> AssistantTurn:
         if obs.session_id in self._learning:
@@ -105,7 +110,10 @@ class ReferenceAgent:
 
     def _test(self, obs: Observation, session: TestSession) -> AssistantTurn:
         n = _n_turns(obs)
-        plan = [Step.model_validate(s) if isinstance(s, dict) else s for s in policy.discovery_plan(session)]
+        plan = self._plans.get(session.session_id)
+        if plan is None:
+            plan = [Step.model_validate(s) if isinstance(s, dict) else s for s in policy.discovery_plan(session)]
+            self._plans[session.session_id] = plan
         if n == 0 and plan:
             return AssistantTurn(tool_calls=[_call(obs, i, s.tool, s.arguments) for i, s in enumerate(plan)])
         outputs = []
@@ -115,8 +123,11 @@ class ReferenceAgent:
                     outputs.append(json.loads(m.content))
                 except json.JSONDecodeError:
                     continue
-        rule = self.episode.rule(session.rule_id)
-        batches = policy.decide(session, self.behaviour(obs, session, rule), policy.records_from_outputs(outputs))
+        known = self._behaviours.get(session.session_id)
+        if known is None or known[0] != obs.system:
+            known = (obs.system, self.behaviour(obs, session, self.episode.rule(session.rule_id)))
+            self._behaviours[session.session_id] = known
+        batches = policy.decide(session, known[1], policy.records_from_outputs(outputs))
         k = n - (1 if plan else 0)
         if k < len(batches):
             return AssistantTurn(tool_calls=[_call(obs, i, s.tool, s.arguments) for i, s in enumerate(batches[k])])

@@ -163,6 +163,22 @@ def object_words(rule: StandingRule) -> frozenset[str]:
     return words(tool) - _GENERIC_TOOL
 
 
+# A rule's word sets, derived once per rule object (every question of an episode is matched
+# against the same pool): id -> (the rule, what it says, its preferred behaviour, its object). The
+# rule is kept, so its id cannot be reused while cached.
+_PROFILES: dict[int, tuple[StandingRule, frozenset[str], frozenset[str], frozenset[str]]] = {}
+
+
+def _profile(r: StandingRule) -> tuple[StandingRule, frozenset[str], frozenset[str], frozenset[str]]:
+    p = _PROFILES.get(id(r))
+    if p is None or p[0] is not r:
+        if len(_PROFILES) >= 65536:
+            _PROFILES.clear()
+        behaviour = words(_behaviour(r.canonical_answer)) | words(_behaviour(r.rule_text))
+        p = _PROFILES[id(r)] = (r, rule_words(r), behaviour, object_words(r))
+    return p
+
+
 class DecisionClassifier:
     """Hit only when the question's decision is the one the rule's statement settles; a miss
     otherwise (a wrong hit puts an answer the user never gave into the context, a miss costs one
@@ -191,17 +207,17 @@ class DecisionClassifier:
         if _EXTENSION.search(span):
             return None
         q = words(span)
-        said = {r.rule_id: rule_words(r) for r in rules}
+        profiles = [_profile(r) for r in rules]
+        said = {r.rule_id: has for r, has, _, _ in profiles}
         df: dict[str, int] = {}
         for ws in said.values():
             for w in ws:
                 df[w] = df.get(w, 0) + 1
         scored: list[tuple[float, str]] = []
-        for r in rules:
+        for r, _, prefers, objects in profiles:
             has = said[r.rule_id]
             shared = q & has
-            behaviour = q & (words(_behaviour(r.canonical_answer)) | words(_behaviour(r.rule_text)))
-            objects = object_words(r)
+            behaviour = q & prefers
             if objects and not q & objects:
                 continue
             if len(shared) < 3 or sum(df[w] == 1 for w in behaviour) < 2:
