@@ -87,8 +87,17 @@ def test_symlink_planted_at_a_session_file_is_refused(tmp_path):
     store.start_cell("c")
     assert store.session_path("c", "s1").parent == store.cell_dir("c")  # the folder is now cached
     os.symlink(outside, store.cell_dir("c") / "s2.jsonl")
-    with pytest.raises(ConfigError, match="outside the run folder"):
-        store.session_path("c", "s2")
+    from longview.kernel.trace import TraceWriter
+
+    # The open refuses the link itself (O_NOFOLLOW): directly, and through the background writer,
+    # where the cell then gets no marker.
+    with pytest.raises(ConfigError, match="symbolic link"):
+        TraceWriter(store.session_path("c", "s2"), "s2").close()
+    TraceWriter(store.session_path("c", "s2"), "s2", sink=store.trace_sink("c")).close()
+    with pytest.raises(ConfigError, match="symbolic link"):
+        store.finish_cell("c", Result(status="complete"))
+    assert not outside.exists() and not store.is_done("c")
+    store.close()
 
 
 def test_a_manifest_written_before_units_was_the_field_name_still_reads(tmp_path):

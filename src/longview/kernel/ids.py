@@ -99,6 +99,24 @@ def check_tree(value: Any, file: str, record: str, *, max_depth: int = MAX_DEPTH
     """Reject nesting deeper than ``max_depth`` and strings (keys too) that are not valid UTF-8
     text, naming the field path (``strings=False``: depth only). Iterative, so hostile depth
     cannot exhaust the stack."""
+    if strings or not _shallow(value, max_depth):
+        _check_tree(value, file, record, max_depth, strings)
+
+
+def _shallow(value: Any, max_depth: int) -> bool:
+    """Whether ``value`` nests at most ``max_depth`` levels: the common case, checked without
+    building field paths (only a failure needs them)."""
+    stack: list[tuple[Any, int]] = [(value, 0)] if isinstance(value, (dict, list)) else []
+    while stack:
+        node, depth = stack.pop()
+        if depth > max_depth:
+            return False
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((v, depth + 1) for v in children if isinstance(v, (dict, list)))
+    return True
+
+
+def _check_tree(value: Any, file: str, record: str, max_depth: int, strings: bool) -> None:
     walked = (dict, list, str) if strings else (dict, list)  # nodes worth a visit
     stack: list[tuple[Any, list[str]]] = [(value, [])]
     while stack:

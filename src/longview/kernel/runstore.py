@@ -210,9 +210,9 @@ class RunStore:
         problem = id_problem(session_id)
         if problem:
             raise ConfigError(f"{self.root}: cell {cell}: session id {session_id!r:.80}: expected {problem}")
-        # The file name is a plain name, so only a link planted at that very name is left to refuse.
-        path = self.cell_dir(cell) / f"{path_component(session_id)}.jsonl"
-        return self.inside(path) if path.is_symlink() else path
+        # The file name is a plain name, so only a link planted at that very name is left to
+        # refuse: the trace writer's open does (O_NOFOLLOW), without a system call here.
+        return self.cell_dir(cell) / f"{path_component(session_id)}.jsonl"
 
     # --- opening ----------------------------------------------------------------------------
 

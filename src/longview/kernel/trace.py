@@ -8,7 +8,9 @@ Text passes through secret redaction before it reaches disk.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 from pydantic_core import to_json
 
+from longview.kernel.errors import ConfigError
 from longview.kernel.models.secrets import redact as default_redact
 
 
@@ -81,14 +84,23 @@ class TraceWriter:
         self.close()
 
 
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+
+
 def write_text(path: Path, text: str) -> None:
-    """Write a whole file, making its folder if needed."""
+    """Write a whole file, making its folder if needed. A symbolic link planted at ``path`` is
+    refused by the open itself (no check-then-write race, and no extra system call)."""
     try:
-        fh = path.open("w", encoding="utf-8")
-    except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fh = path.open("w", encoding="utf-8")
-    with fh:
+        try:
+            fd = os.open(path, _CREATE, 0o666)
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, _CREATE, 0o666)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise ConfigError(f"{path}: is a symbolic link; longview writes traces only to files of its own") from None
+        raise
+    with open(fd, "w", encoding="utf-8") as fh:
         fh.write(text)
 
 

@@ -49,6 +49,10 @@ class Record(BaseModel):
         return {"id": self.id, "type": self.type, "attributes": json_copy(self.attributes)}
 
 
+# id(references) -> (references, their number, the state loaded from them); see SessionDB.load.
+_LOADED: dict[int, tuple[object, int, SessionDB]] = {}
+
+
 class SessionDB(WorldState):
     """Everything a personal-assistant session knows; tools read and change only this."""
 
@@ -63,6 +67,26 @@ class SessionDB(WorldState):
 
     @classmethod
     def load(cls, references: Iterable[Any]) -> SessionDB:
+        """A fresh state holding copies of ``references``. A list or tuple is validated and
+        indexed once (every cell and trial of a session loads the same dataset list): later loads
+        only copy its records."""
+        if not isinstance(references, (list, tuple)):
+            return cls._load(references)
+        cached = _LOADED.get(id(references))
+        # The list is kept, so its id is not reused while cached; a list grown since is reloaded.
+        if cached is None or cached[0] is not references or cached[1] != len(references):
+            if len(_LOADED) >= 4096:
+                _LOADED.clear()
+            cached = _LOADED[id(references)] = (references, len(references), cls._load(references))
+        template = cached[2]
+        db = cls()
+        for key, rec in template.records.items():
+            db.records[key] = Record.model_construct(id=rec.id, type=rec.type, attributes=json_copy(rec.attributes))
+        db.mentioned_ids = dict(template.mentioned_ids)
+        return db
+
+    @classmethod
+    def _load(cls, references: Iterable[Any]) -> SessionDB:
         db = cls()
         for ref in references:
             if isinstance(ref, BaseModel):  # e.g. a dataset's Reference: read it, no dump needed
