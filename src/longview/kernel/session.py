@@ -148,9 +148,7 @@ async def run_session(
             trace.emit("activation", trigger=trigger, text=m.content)
 
     def observe(*extra: Message) -> Observation:
-        # Built from parts the kernel already holds as models: nothing to validate.
-        return Observation.model_construct(system=system, messages=messages + list(extra), tools=schemas,
-                                           session_id=session_id, phase=phase)
+        return Observation(system=system, messages=messages + list(extra), tools=schemas, session_id=session_id, phase=phase)
 
     empty_retries = getattr(protocol, "empty_retries", 0)
     accepts_rescue = getattr(protocol, "accepts_rescue", lambda t: bool(t.tool_calls))

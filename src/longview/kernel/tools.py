@@ -279,14 +279,23 @@ class Toolkit:
     """
 
     def __init__(self, only: list[str] | None = None) -> None:
-        table = tool_table(type(self))
-        if only is not None:
-            missing = sorted(set(only) - set(table))
-            if missing:
-                raise KeyError(f"unknown tool(s): {', '.join(missing)}")
-            table = {n: table[n] for n in only}
-        self._attrs: dict[str, str] = {n: attr for n, (attr, _) in table.items()}
-        self._specs: dict[str, ToolSpec] = {n: spec for n, (_, spec) in table.items()}
+        # Shared, read-only tables: one per class and tool selection (a session is built per
+        # session, the selections are few).
+        key = (type(self), None if only is None else tuple(only))
+        tables = _SELECTIONS.get(key)
+        if tables is None:
+            table = tool_table(type(self))
+            if only is not None:
+                missing = sorted(set(only) - set(table))
+                if missing:
+                    raise KeyError(f"unknown tool(s): {', '.join(missing)}")
+                table = {n: table[n] for n in only}
+            tables = ({n: attr for n, (attr, _) in table.items()}, {n: spec for n, (_, spec) in table.items()},
+                      [spec.json_schema() for _, spec in table.values()])
+            if len(_SELECTIONS) >= 4096:
+                _SELECTIONS.clear()
+            _SELECTIONS[key] = tables
+        self._attrs, self._specs, self._schemas = tables
 
     @property
     def specs(self) -> list[ToolSpec]:
@@ -296,7 +305,7 @@ class Toolkit:
         return self._specs.get(name)
 
     def schemas(self) -> list[dict[str, Any]]:
-        return [s.json_schema() for s in self._specs.values()]
+        return list(self._schemas)
 
     def call(self, name: str, args: Any) -> ToolResult:
         """Run one tool call; every failure becomes an error result."""
@@ -316,6 +325,8 @@ class Toolkit:
 
 
 _TABLES: dict[type, dict[str, tuple[str, ToolSpec]]] = {}
+# (toolkit class, tool selection) -> (tool -> attribute, tool -> spec, schemas); see Toolkit.__init__.
+_SELECTIONS: dict[tuple[type, tuple[str, ...] | None], tuple[dict[str, str], dict[str, ToolSpec], list[dict[str, Any]]]] = {}
 
 
 def tool_table(cls: type) -> dict[str, tuple[str, ToolSpec]]:

@@ -81,7 +81,7 @@ class SessionDB(WorldState):
         template = cached[2]
         db = cls()
         for key, rec in template.records.items():
-            db.records[key] = Record.model_construct(id=rec.id, type=rec.type, attributes=json_copy(rec.attributes))
+            db.records[key] = Record(id=rec.id, type=rec.type, attributes=json_copy(rec.attributes))
         db.mentioned_ids = dict(template.mentioned_ids)
         return db
 

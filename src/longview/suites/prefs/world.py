@@ -67,17 +67,9 @@ Scope = Literal["requested", "extra"]
 class WorldTools(Toolkit):
     """The PA's tools on the world, bound to one context and date."""
 
-    _schemas: dict[type, list] = {}
-
     def __init__(self, world: PrefsWorld, context: Context, today: str) -> None:
         self.world, self.context, self.today = world, context, today
-        super().__init__()  # the kernel derives tool specs once per class
-
-    def schemas(self) -> list[dict]:
-        cached = WorldTools._schemas.get(type(self))
-        if cached is None:
-            cached = WorldTools._schemas[type(self)] = super().schemas()
-        return cached
+        super().__init__()  # the kernel derives tool specs and schemas once per class
 
     # -- helpers -------------------------------------------------------------------------
     def _visible(self, rtype: str | None = None) -> list[Record]:
