@@ -83,16 +83,22 @@ class KeywordRouter:
 
     async def route(self, output: str, reason: str) -> RouteVerdict:
         # `reason` is auxiliary intent only; the visible text alone decides (App. C.1 review rule).
-        visible = _QUOTED.sub(" ", output)
-        for sent in _sentences(visible):
-            asks = sent.endswith("?") or bool(_INVITE.search(sent))
-            if not asks or not _FUTURE.search(sent) or _RECALL.search(sent):
-                continue
-            if _CURRENT.search(sent) and not _STRONG_FUTURE.search(sent):
-                continue
-            span = sent.strip("* ")
-            return RouteVerdict(is_rule_question=True, span=span if span in output else sent)
-        return RouteVerdict(is_rule_question=False)
+        span = _question_span(output)
+        return RouteVerdict(is_rule_question=span is not None, span=span)
+
+
+@lru_cache(maxsize=4096)  # reference agents say the same words in every cell of a persona
+def _question_span(output: str) -> str | None:
+    visible = _QUOTED.sub(" ", output)
+    for sent in _sentences(visible):
+        asks = sent.endswith("?") or bool(_INVITE.search(sent))
+        if not asks or not _FUTURE.search(sent) or _RECALL.search(sent):
+            continue
+        if _CURRENT.search(sent) and not _STRONG_FUTURE.search(sent):
+            continue
+        span = sent.strip("* ")
+        return span if span in output else sent
+    return None
 
 
 # --- embedded Classifier ---------------------------------------------------------------------
