@@ -99,3 +99,19 @@ def test_unreadable_file(tmp_path):
         read_json(tmp_path / "missing.json")
     with pytest.raises(DataError, match="readable"):
         read_json(tmp_path)  # a folder
+
+
+def test_write_models_names_files_safely_and_reads_back_without_defaults(tmp_path):
+    from pydantic import BaseModel
+
+    from longview.kernel.ids import write_models
+
+    class Unit(BaseModel):
+        id: str
+        note: str = "default"
+
+    paths = write_models(tmp_path / "d", [("u1", Unit(id="u1")), ("../Evil", Unit(id="e", note="x"))])
+    assert [p.parent for p in paths] == [tmp_path / "d"] * 2  # a hostile name stays in the folder
+    assert paths[0].name == "u1.json" and "+" in paths[1].name
+    assert read_json(paths[0]) == {"id": "u1"}  # defaults left out
+    assert read_json(paths[1]) == {"id": "e", "note": "x"}

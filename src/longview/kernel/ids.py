@@ -13,10 +13,14 @@ import hashlib
 import json
 import re
 import unicodedata
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from longview.kernel.errors import DataError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 MAX_ID_LEN = 128  # characters; leaves room for a suffix and a hash under the 255-byte name limit
 MAX_DEPTH = 64  # nesting of JSON containers a dataset file may use
@@ -187,3 +191,15 @@ def _may_hold_surrogates(text: str) -> bool:
     except UnicodeEncodeError:
         return True
     return False
+
+
+def write_models(folder: Path, named: Iterable[tuple[str, BaseModel]]) -> list[Path]:
+    """Write each model as ``<folder>/<name>.json`` (the name through :func:`path_component`), fields
+    at their defaults left out: the one-file-per-unit folder layout that dataset loaders read."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for name, model in named:
+        path = folder / f"{path_component(name)}.json"
+        path.write_text(model.model_dump_json(indent=1, exclude_defaults=True) + "\n", encoding="utf-8")
+        out.append(path)
+    return out

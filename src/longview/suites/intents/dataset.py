@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from longview.kernel.errors import ConfigError, DataError
-from longview.kernel.ids import check_id, parse_json, path_component, read_json
+from longview.kernel.ids import check_id, parse_json, read_json
 from longview.suites.intents.schema import Dataset, Episode
 
 BUILTIN = Path(__file__).parent / "data" / "builtin.json"
@@ -125,12 +125,3 @@ def load_folder_dataset(folder: Path, name: str) -> IntentsDataset:
     return IntentsDataset(name=name, sha256=h.hexdigest(), episodes=check_ids(episodes, [str(f) for f in files]))
 
 
-def write_folder(episodes: list[Episode], folder: Path) -> list[Path]:
-    """Write episodes as a dataset folder (one ``<persona id>.json`` per episode)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    out = []
-    for ep in episodes:
-        p = folder / f"{path_component(ep.persona.id)}.json"
-        p.write_text(ep.model_dump_json(indent=1, exclude_defaults=True) + "\n", encoding="utf-8")
-        out.append(p)
-    return out

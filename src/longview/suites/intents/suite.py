@@ -12,13 +12,13 @@ from longview.harness.roles import Roles
 from longview.harness.suite import Cell, RoleSpec, Suite
 from longview.judges.base import LLMJudge
 from longview.kernel.errors import CellAborted, ConfigError
+from longview.kernel.ids import write_models
 from longview.suites.intents.agents import KINDS, ReferenceAgent
 from longview.suites.intents.dataset import (
     BUILTIN,
     IntentsDataset,
     load_folder_dataset,
     load_json_dataset,
-    write_folder,
 )
 from longview.suites.intents.judges import (
     RUBRIC_PROMPT,
@@ -95,7 +95,7 @@ class IntentsSuite(Suite):
             dependent = next(s for s in ep.sessions if len(s.depends_on) == 1)
             prereq = next(s for s in ep.sessions if s.id == dependent.depends_on[0])
             episodes.append(ep.model_copy(update={"sessions": [prereq, dependent]}))
-        write_folder(episodes, folder)
+        write_models(folder, ((ep.persona.id, ep) for ep in episodes))
         return str(folder)
 
     def reference_agent(self, name: str, dataset: Any, unit: str) -> ReferenceAgent:

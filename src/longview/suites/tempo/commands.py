@@ -16,7 +16,8 @@ def generate(
     out: Annotated[Path | None, typer.Option(help="Folder for the scenario JSON files (default: the built-in data).")] = None,
 ) -> None:
     """Build every scenario from the skeleton and fills, run QC, and write them if QC passes."""
-    from longview.suites.tempo.dataset import builtin_dir, write
+    from longview.kernel.ids import write_models
+    from longview.suites.tempo.dataset import builtin_dir
     from longview.suites.tempo.generate import generate as gen
     from longview.suites.tempo.qc import check
 
@@ -26,7 +27,7 @@ def generate(
         for p in problems:
             typer.echo(f"QC: {p}", err=True)
         raise typer.Exit(1)
-    paths = write(scenarios, out or builtin_dir())
+    paths = write_models(out or builtin_dir(), ((s.id, s) for s in scenarios))
     typer.echo(f"{len(paths)} scenarios passed QC and were written to {paths[0].parent}")
 
 

@@ -78,12 +78,3 @@ def load(spec: str, persona: str | None = None) -> TempoDataset:
     return TempoDataset(name=spec, sha256=h.hexdigest(), scenarios=scenarios,
                         personas=(persona,) if persona else PERSONAS)
 
-
-def write(scenarios: list[Scenario], folder: Path) -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
-    out = []
-    for s in scenarios:
-        p = folder / f"{s.id}.json"
-        p.write_text(s.model_dump_json(indent=1, exclude_defaults=True) + "\n", encoding="utf-8")
-        out.append(p)
-    return out

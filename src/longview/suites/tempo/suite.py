@@ -17,6 +17,7 @@ from longview.harness.scorecard import MetricInfo, Scorecard, build_row, row_ord
 from longview.harness.suite import Cell, RoleSpec, Suite
 from longview.kernel.agent import Agent
 from longview.kernel.errors import CellAborted
+from longview.kernel.ids import write_models
 from longview.kernel.stats import macro_mean
 from longview.suites.tempo import dataset as ds
 from longview.suites.tempo.agents import ReferenceAgent
@@ -63,7 +64,8 @@ class TempoSuite(Suite):
         """The first built-in scenario (3 units: one per persona) as a scenario folder (fuzz suite).
         A scenario cannot be cut smaller: the format asks for 7-10 days and 10-19 tasks."""
         first = sorted(ds.builtin_dir().glob("*.json"))[0]
-        ds.write([ds.load_file(first)], folder)
+        scenario = ds.load_file(first)
+        write_models(folder, [(scenario.id, scenario)])
         return str(folder)
 
     def reference_agent(self, name: str, dataset: Any, unit: str) -> Agent:
