@@ -200,3 +200,21 @@ def test_a_rescue_counts_only_when_the_protocol_accepts_the_retry():
     # The domain-call retry was discarded; the finish retry replaced the text turn.
     assert [e.type for e in trace.events].count("scaffolding_note") == 2
     assert out.batches == [] and out.termination is TerminationReason.AGENT_FINISH and out.turns == 1
+
+
+def test_trace_lines_are_byte_identical_to_the_event_models_dump(tmp_path):
+    from longview.kernel.agent import ToolCall, Usage
+    from longview.kernel.trace import TraceEvent, TraceWriter
+
+    path = tmp_path / "s.jsonl"
+    payload = {"calls": [ToolCall(id="c1", name="t", arguments={"x": [1, 2.5, None], "é": "ü"})], "usage": Usage()}
+    with TraceWriter(path, "s", clock=lambda: "2026-01-05T09:00:00") as tw:
+        tw.emit("assistant_turn", turn=0, text="hi", **payload)
+        tw.emit("session_end", reason="user_end")
+    expected = [
+        TraceEvent(seq=0, session_id="s", turn=0, type="assistant_turn", clock="2026-01-05T09:00:00",
+                   data={"text": "hi", **payload}).model_dump_json(),
+        TraceEvent(seq=1, session_id="s", type="session_end", clock="2026-01-05T09:00:00",
+                   data={"reason": "user_end"}).model_dump_json(),
+    ]
+    assert path.read_text(encoding="utf-8").splitlines() == expected

@@ -4,8 +4,7 @@ roles, its run-store folder, one simulated clock, and a bounded slot per session
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -75,10 +74,25 @@ class CellContext:
             raise ConfigError(f"cell {self.cell.key}: session id {session_id!r:.80}: expected {problem}")
         return TraceWriter(self.folder / f"{path_component(session_id)}.jsonl", session_id)
 
-    @asynccontextmanager
-    async def session(self) -> AsyncIterator[None]:
+    def session(self) -> _SessionSlot:
         """Hold one of the run's session slots while a session runs; count it when it ends."""
-        async with self.slots:
-            yield
-        self.on_session()
-        await asyncio.sleep(0)  # a yield point between sessions: cancellation and progress stay prompt
+        return _SessionSlot(self)
+
+
+class _SessionSlot:
+    """``async with ctx.session():`` (a plain class: cheaper than a generator-based context
+    manager, and a run enters one per session)."""
+
+    __slots__ = ("ctx",)
+
+    def __init__(self, ctx: CellContext) -> None:
+        self.ctx = ctx
+
+    async def __aenter__(self) -> None:
+        await self.ctx.slots.__aenter__()
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.ctx.slots.__aexit__(*exc)
+        if exc[0] is None:
+            self.ctx.on_session()
+            await asyncio.sleep(0)  # a yield point between sessions: cancellation and progress stay prompt

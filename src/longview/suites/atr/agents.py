@@ -34,8 +34,9 @@ def _n_turns(obs: Observation) -> int:
     return sum(1 for m in obs.messages if m.role == "assistant")
 
 
-def _call(obs: Observation, i: int, name: str, args: dict) -> ToolCall:
-    return ToolCall(id=f"{obs.session_id}-t{_n_turns(obs)}-{i}", name=name, arguments=args)
+def _call(obs: Observation, turn: int, i: int, name: str, args: dict) -> ToolCall:
+    """Call ``i`` of the batch on assistant turn ``turn`` (ids unique within the session)."""
+    return ToolCall(id=f"{obs.session_id}-t{turn}-{i}", name=name, arguments=args)
 
 
 def _surface_phrase(tool: str) -> str:
@@ -93,15 +94,15 @@ class ReferenceAgent:
         n = _n_turns(obs)
         steps = session.gold_trajectory
         if n < len(steps):
-            return AssistantTurn(tool_calls=[_call(obs, 0, steps[n].tool, steps[n].arguments)])
+            return AssistantTurn(tool_calls=[_call(obs, n, 0, steps[n].tool, steps[n].arguments)])
         if n == len(steps):
             text = f"All done: {session.reason_for_call.rstrip('.').lower()}."
             q = self.question(obs, session)
             if q:
                 text += " " + q
-            return AssistantTurn(tool_calls=[_call(obs, 0, SEND_TO_USER.name, {"output": text, "reason": "report"})])
+            return AssistantTurn(tool_calls=[_call(obs, n, 0, SEND_TO_USER.name, {"output": text, "reason": "report"})])
         return AssistantTurn(
-            tool_calls=[_call(obs, 0, SEND_TO_USER.name, {"output": "Noted, thank you.", "reason": "acknowledge"})]
+            tool_calls=[_call(obs, n, 0, SEND_TO_USER.name, {"output": "Noted, thank you.", "reason": "acknowledge"})]
         )
 
     # --- test -----------------------------------------------------------------------------
@@ -115,7 +116,7 @@ class ReferenceAgent:
             plan = [Step.model_validate(s) if isinstance(s, dict) else s for s in policy.discovery_plan(session)]
             self._plans[session.session_id] = plan
         if n == 0 and plan:
-            return AssistantTurn(tool_calls=[_call(obs, i, s.tool, s.arguments) for i, s in enumerate(plan)])
+            return AssistantTurn(tool_calls=[_call(obs, n, i, s.tool, s.arguments) for i, s in enumerate(plan)])
         outputs = []
         for m in obs.messages:
             if m.role == "tool" and m.content:
@@ -130,8 +131,8 @@ class ReferenceAgent:
         batches = policy.decide(session, known[1], policy.records_from_outputs(outputs))
         k = n - (1 if plan else 0)
         if k < len(batches):
-            return AssistantTurn(tool_calls=[_call(obs, i, s.tool, s.arguments) for i, s in enumerate(batches[k])])
-        return AssistantTurn(tool_calls=[_call(obs, 0, FINISH_SESSION.name, {})])
+            return AssistantTurn(tool_calls=[_call(obs, n, i, s.tool, s.arguments) for i, s in enumerate(batches[k])])
+        return AssistantTurn(tool_calls=[_call(obs, n, 0, FINISH_SESSION.name, {})])
 
 
 class PassiveAgent(ReferenceAgent):
