@@ -89,15 +89,10 @@ def test_symlink_planted_at_a_session_file_is_refused(tmp_path):
     os.symlink(outside, store.cell_dir("c") / "s2.jsonl")
     from longview.kernel.trace import TraceWriter
 
-    # The open refuses the link itself (O_NOFOLLOW): directly, and through the background writer,
-    # where the cell then gets no marker.
+    # The trace writer's open refuses the link itself (O_NOFOLLOW): no check-then-write race.
     with pytest.raises(ConfigError, match="symbolic link"):
         TraceWriter(store.session_path("c", "s2"), "s2").close()
-    TraceWriter(store.session_path("c", "s2"), "s2", sink=store.trace_sink("c")).close()
-    with pytest.raises(ConfigError, match="symbolic link"):
-        store.finish_cell("c", Result(status="complete"))
-    assert not outside.exists() and not store.is_done("c")
-    store.close()
+    assert not outside.exists()
 
 
 def test_a_manifest_written_before_units_was_the_field_name_still_reads(tmp_path):
@@ -279,49 +274,3 @@ def test_write_json_names_are_plain(tmp_path):
             store.write_json(bad, {})
     assert json.loads(store.write_json("scorecard.json", {"a": 1}).read_text()) == {"a": 1}
 
-
-# --- traces written in the background -----------------------------------------------------------
-
-
-def test_a_cell_marker_is_written_only_after_its_background_traces(tmp_path, monkeypatch):
-    import threading
-
-    import longview.kernel.runstore as runstore
-    from longview.kernel.trace import TraceWriter, write_text
-
-    gate = threading.Event()
-
-    def slow_write(path, text):
-        gate.wait(5)
-        write_text(path, text)
-
-    monkeypatch.setattr(runstore, "write_text", slow_write)
-    store = RunStore(tmp_path / "run")
-    store.open(manifest(), resume=False, force=False)
-    store.start_cell("c")
-    with TraceWriter(store.session_path("c", "s1"), "s1", sink=store.trace_sink("c")) as tw:
-        tw.emit("session_start")
-    assert not (store.cell_dir("c") / "s1.jsonl").exists()  # still queued behind the gate
-    threading.Timer(0.05, gate.set).start()
-    store.finish_cell("c", Result(status="complete"))  # waits for the write
-    assert (store.cell_dir("c") / "s1.jsonl").read_text().startswith('{"seq":0')
-    assert store.is_done("c")
-    store.close()
-
-
-def test_a_failed_background_trace_write_fails_the_cell_and_writes_no_marker(tmp_path, monkeypatch):
-    import longview.kernel.runstore as runstore
-    from longview.kernel.trace import TraceWriter
-
-    def full_disk(path, text):
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(runstore, "write_text", full_disk)
-    store = RunStore(tmp_path / "run")
-    store.open(manifest(), resume=False, force=False)
-    store.start_cell("c")
-    TraceWriter(store.session_path("c", "s1"), "s1", sink=store.trace_sink("c")).close()
-    with pytest.raises(OSError, match="No space left"):
-        store.finish_cell("c", Result(status="complete"))
-    assert not store.is_done("c")
-    store.close()

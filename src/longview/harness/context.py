@@ -67,8 +67,7 @@ class CellContext:
         that is not a plain name is slugged and hashed). A session id that is not a safe name
         (separators, ``..``, control characters...) is refused: no trace lands outside the cell."""
         if self.store is not None:
-            return TraceWriter(self.store.session_path(self.cell.key, session_id), session_id,
-                               sink=self.store.trace_sink(self.cell.key))
+            return TraceWriter(self.store.session_path(self.cell.key, session_id), session_id)
         problem = id_problem(session_id)
         if problem:
             raise ConfigError(f"cell {self.cell.key}: session id {session_id!r:.80}: expected {problem}")

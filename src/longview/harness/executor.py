@@ -47,9 +47,6 @@ async def run_one(p: Prepared, cell: Cell, folder: Path, slots: AbstractAsyncCon
     except CellAborted as e:
         return AbortedCell(agent=cell.agent, variant=cell.variant, unit=cell.unit, trial=cell.trial,
                            abort_reason=e.reason)
-    finally:
-        if store is not None:
-            await store.adrain(cell.key)  # the cell's traces are on disk before anyone writes its marker
 
 
 class Executor(ABC):

@@ -92,7 +92,7 @@ def run(
     finally:  # usage goes into the manifest even if the run stops early; resumes add up
         p.manifest.usage = add_summaries(previous_usage, executor.usage(p))
         store.write_manifest(p.manifest)
-        store.close()
+        store.close_journal()
         executor.stop()
     return store, score(store, p.suite, p.dataset, p.options)
 

@@ -23,7 +23,6 @@ Safety rules (issue 7):
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import os
@@ -32,7 +31,6 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
@@ -43,13 +41,11 @@ from longview import __version__
 from longview.kernel.errors import ConfigError, RunFolderError
 from longview.kernel.ids import id_problem, path_component
 from longview.kernel.models.secrets import redact
-from longview.kernel.trace import write_text
 
 MARKER = "result.json"
 MANIFEST = "manifest.json"
 CELLS = "cells"
 JOURNAL = "usage.jsonl"
-MAX_PENDING_TRACES = 512  # session traces that may wait in memory for the writer thread
 SCORECARD = "scorecard.json"
 OWNED_LIST = ".longview-files"  # extra names written through write_json
 OWNED = frozenset({MANIFEST, CELLS, JOURNAL, SCORECARD, OWNED_LIST})
@@ -157,9 +153,6 @@ class RunStore:
         self._real_root_cache: Path | None = None
         self._cell_folders: dict[str, Path] = {}  # cell key -> its folder, checked to lie inside the run
         self._journal: TextIO | None = None  # the usage journal, open while a run appends to it
-        self._writer: ThreadPoolExecutor | None = None  # writes traces while sessions go on
-        self._writes: dict[str, list[Future[None]]] = {}  # cell key -> its trace writes not yet waited for
-        self._backlog = threading.BoundedSemaphore(MAX_PENDING_TRACES)
 
     # --- paths ------------------------------------------------------------------------------
 
@@ -386,7 +379,6 @@ class RunStore:
 
     def start_cell(self, cell: str) -> Path:
         """Fresh folder for a cell that has no marker (a half-written one is discarded)."""
-        self.drain(cell)  # no write of an earlier attempt may land in the fresh folder
         d = self.cell_dir(cell)
         if d.is_symlink():
             raise ConfigError(f"{d}: is a symbolic link; longview writes only real folders of its own")
@@ -396,7 +388,6 @@ class RunStore:
         return d
 
     def finish_cell(self, cell: str, result: BaseModel) -> None:
-        self.drain(cell)  # the marker says the traces are complete: they must be on disk first
         # A rename replaces a link planted at the marker's name instead of following it.
         atomic_write(self.cell_dir(cell) / MARKER, result.model_dump_json(indent=1))
 
@@ -449,51 +440,6 @@ class RunStore:
             if self._journal is not None:
                 self._journal.close()
                 self._journal = None
-
-    def close(self) -> None:
-        """Wait for every trace write, stop the writer thread and close the usage journal."""
-        try:
-            for cell in list(self._writes):
-                self.drain(cell)
-        finally:
-            if self._writer is not None:
-                self._writer.shutdown()
-                self._writer = None
-            self.close_journal()
-
-    # --- traces, written in the background ---------------------------------------------------
-
-    def trace_sink(self, cell: str) -> Callable[[Path, str], None]:
-        """A :class:`~longview.kernel.trace.TraceWriter` sink for ``cell``: the file is written by
-        one background thread, so creating thousands of small files overlaps the sessions (file
-        creation costs as much as a session's whole turn loop on some file systems). :meth:`drain`
-        waits for them; a completion marker is written only after that."""
-
-        def sink(path: Path, text: str) -> None:
-            self._backlog.acquire()  # a slow disk holds sessions back instead of filling memory
-            with self._lock:
-                if self._writer is None:
-                    self._writer = ThreadPoolExecutor(1, thread_name_prefix="longview-traces")
-                fut = self._writer.submit(write_text, path, text)
-                self._writes.setdefault(cell, []).append(fut)
-            fut.add_done_callback(lambda _: self._backlog.release())
-
-        return sink
-
-    def drain(self, cell: str) -> None:
-        """Wait until every trace of ``cell`` is on disk; a failed write raises here."""
-        with self._lock:
-            pending = self._writes.pop(cell, [])
-        for fut in pending:
-            fut.result()
-
-    async def adrain(self, cell: str) -> None:
-        """:meth:`drain` for a coroutine: other cells' sessions go on while it waits."""
-        with self._lock:
-            pending = list(self._writes.get(cell, ()))
-        if pending:  # cancelling this wait leaves the writes tracked (a rerun's start_cell drains them)
-            await asyncio.wait([asyncio.wrap_future(f) for f in pending])
-        self.drain(cell)  # all written by now; raises a failed write's error
 
     def recovered_usage(self, fallback: dict[str, Any] | None = None) -> dict[str, Any]:
         """Usage of every earlier invocation, summed from the journal (a manifest's ``usage`` may

@@ -45,18 +45,16 @@ class TraceEvent(BaseModel):
 
 class TraceWriter:
     """Collects events for one session and writes them as a JSONL file on :meth:`close` (or at the
-    end of a ``with`` block, an exception included). ``sink(path, text)`` replaces the direct
-    write (a run store uses it to write in the background)."""
+    end of a ``with`` block, an exception included)."""
 
     def __init__(
         self, path: Path | None, session_id: str, redact: Callable[[str], str] | None = None,
-        clock: Callable[[], str] | None = None, sink: Callable[[Path, str], None] | None = None,
+        clock: Callable[[], str] | None = None,
     ):
         self.session_id = session_id
         self.clock = clock  # stamps events with simulated time when set
         self._redact = redact or default_redact
         self._path = path
-        self._sink = sink or write_text
         self._lines: list[bytes] = []
 
     def emit(self, type: str, turn: int | None = None, clock: str | None = None, **data: Any) -> None:
@@ -74,7 +72,7 @@ class TraceWriter:
     def close(self) -> None:
         if self._path is not None:
             text = b"\n".join(self._lines).decode() + "\n" if self._lines else ""
-            self._sink(self._path, self._redact(text))
+            write_text(self._path, self._redact(text))
             self._path = None
 
     def __enter__(self) -> TraceWriter:
