@@ -98,8 +98,12 @@ def write_text(path: Path, text: str) -> None:
         if e.errno == errno.ELOOP:
             raise ConfigError(f"{path}: is a symbolic link; longview writes traces only to files of its own") from None
         raise
-    with open(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
+    try:  # raw writes: a text-mode file object would add fstat, isatty and seek calls per file
+        data = memoryview(text.encode("utf-8"))
+        while data:
+            data = data[os.write(fd, data):]
+    finally:
+        os.close(fd)
 
 
 def read_trace(path: Path) -> list[TraceEvent]:
