@@ -4,6 +4,10 @@ Reports, per repetition and as medians: wall seconds, sessions per second, and h
 agent turn (wall time divided by assistant turns; reference agents are scripted, so this is the
 framework's own cost), plus the same from process CPU time (user + system), which is the steadier
 number on a shared machine. Run: python benchmarks/bench_atr_reference.py [--repeat 3] [--personas N] [--dir PATH]
+
+These machines' speed swings by up to 2x within an hour, so compare two checkouts side by side
+(``PYTHONPATH=A/src taskset -c 0 python ... & PYTHONPATH=B/src taskset -c 1 python ...``) or by
+instruction count (``valgrind --tool=callgrind python -c 'run one config'``), not across hours.
 """
 
 from __future__ import annotations
