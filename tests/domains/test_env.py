@@ -388,3 +388,16 @@ def test_clock_is_simulated() -> None:
     assert clock.advance(timedelta(days=1), minutes=30) == datetime(2026, 1, 2, 11, 30)
     with pytest.raises(ValueError):
         clock.advance(hours=-1)
+
+
+def test_sessions_loaded_from_one_reference_list_are_independent():
+    refs = [{"id": "o1", "type": "order", "attributes": {"status": "placed", "product_id": "p9", "tags": ["a"]}}]
+    first = make_env("commerce", refs)
+    first.db.records["o1"].attributes["status"] = "cancelled"
+    first.db.records["o1"].attributes["tags"].append("b")
+    second = make_env("commerce", refs)  # the same list again: served from the once-loaded state
+    assert second.db.records["o1"].attributes == {"status": "placed", "product_id": "p9", "tags": ["a"]}
+    assert second.db.mentioned_ids == {"p9": "product_id"}
+    assert refs[0]["attributes"]["tags"] == ["a"]  # the dataset itself is never touched
+    refs.append({"id": "o2", "type": "order", "attributes": {}})
+    assert set(make_env("commerce", refs).db.records) == {"o1", "o2"}  # a grown list is loaded again

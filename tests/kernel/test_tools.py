@@ -162,3 +162,15 @@ def test_optional_enum_keeps_its_own_order() -> None:
 
     assert spec_of(first).parameters[0].type == "enum[x|y|z]"
     assert spec_of(second).parameters[0].type == "enum[z|y|x]"
+
+
+def test_toolkits_share_tables_per_selection_but_hand_out_their_own_schema_lists():
+    from longview.domains.personal import make_env
+
+    a = make_env("commerce", [], tools=["search_products"])
+    b = make_env("commerce", [])
+    assert {s["function"]["name"] for s in a.schemas()} == {"search_products", "get_user_confirmation"}
+    assert len(b.schemas()) > len(a.schemas())
+    a.schemas().clear()  # a caller's list is its own
+    assert len(a.schemas()) == 2
+    assert a.schemas()[0] is make_env("commerce", [], tools=["search_products"]).schemas()[0]  # shared, read-only dicts
