@@ -94,3 +94,12 @@ def test_pass_hat_k():
 def test_means_are_correctly_rounded_so_every_python_version_agrees():
     # Plain sum() loses the 1.0 on Python 3.11 and keeps it on 3.12 (compensated summation).
     assert macro_mean({"a": 1e16, "b": 1.0, "c": -1e16}) == 1 / 3
+
+
+def test_bootstrap_intervals_are_pinned_with_and_without_undefined_clusters():
+    # Values computed by the one-resample-at-a-time implementation this one replaced: drawing all
+    # resamples in one call, and the no-None shortcut, must not move an interval by one ulp.
+    full = {f"u{i:02d}": ((i * 37) % 101) / 101 for i in range(23)}
+    gaps = {k: (None if i % 4 == 0 else v) for i, (k, v) in enumerate(full.items())}
+    assert cluster_bootstrap_ci(full, seed=11) == (0.34652389151958674, 0.5901958674128283)
+    assert cluster_bootstrap_ci(gaps, seed=11) == (0.3207830783078308, 0.5996458116206357)
