@@ -269,7 +269,6 @@ class RunStore:
         """Entries of the run folder longview did not write (symlinks are never longview's)."""
         out = []
         owned = OWNED | self._owned_extra()
-        self._cell_folders.clear()
         for p in sorted(self.root.iterdir()):
             if p.is_symlink() or not (p.name in owned or _is_owned_temp(p.name, owned)):
                 out.append(p.name)
@@ -301,7 +300,7 @@ class RunStore:
                 f"{_listing(foreign)}; move those away or choose another folder (nothing was removed)"
             )
         owned = OWNED | self._owned_extra()
-        self._cell_folders.clear()
+        self._cell_folders.clear()  # the cell folders go: none may be taken as checked later
         for p in sorted(self.root.iterdir()):
             if p.name == CELLS and p.is_dir() and not p.is_symlink():
                 shutil.rmtree(p)

@@ -279,8 +279,8 @@ class Toolkit:
     """
 
     def __init__(self, only: list[str] | None = None) -> None:
-        # Shared, read-only tables: one per class and tool selection (a session is built per
-        # session, the selections are few).
+        # Shared, read-only tables: one per class and tool selection (a toolkit is built for
+        # every session, from a few distinct selections).
         key = (type(self), None if only is None else tuple(only))
         tables = _SELECTIONS.get(key)
         if tables is None:
