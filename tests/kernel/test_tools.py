@@ -174,3 +174,26 @@ def test_toolkits_share_tables_per_selection_but_hand_out_their_own_schema_lists
     a.schemas().clear()  # a caller's list is its own
     assert len(a.schemas()) == 2
     assert a.schemas()[0] is make_env("commerce", [], tools=["search_products"]).schemas()[0]  # shared, read-only dicts
+
+
+def test_a_tool_gets_its_own_copy_of_the_arguments():
+    class Tags(Toolkit):
+        def __init__(self) -> None:
+            self.kept: list[list[str]] = []
+            super().__init__()
+
+        @tool(ToolKind.WRITE)
+        def tag(self, labels: list[str]) -> dict:
+            """Store labels.
+
+            Args:
+              labels: labels to keep
+            """
+            labels.append("added-by-tool")
+            self.kept.append(labels)
+            return {"ok": True}
+
+    env, args = Tags(), {"labels": ["a"]}
+    assert env.call("tag", args).ok
+    assert args == {"labels": ["a"]}  # the caller's (an agent's) objects are never the env's
+    assert env.kept == [["a", "added-by-tool"]]

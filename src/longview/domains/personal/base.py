@@ -9,7 +9,6 @@ matches), and always hand back attributes verbatim.
 
 from __future__ import annotations
 
-import copy
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -19,22 +18,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field
 
 from longview.kernel.state import WorldState
-from longview.kernel.tools import ToolError, ToolKind, Toolkit, tool, tool_table
-
-_ATOMS = (str, int, float, bool, type(None))
-
-
-def json_copy(value: Any) -> Any:
-    """A deep copy of JSON-shaped data (dicts, lists, scalars), several times faster than
-    ``copy.deepcopy``; any other object is handed to ``copy.deepcopy``."""
-    t = type(value)
-    if t is dict:
-        return {k: json_copy(v) for k, v in value.items()}
-    if t is list:
-        return [json_copy(v) for v in value]
-    if t in _ATOMS:
-        return value
-    return copy.deepcopy(value)
+from longview.kernel.tools import ToolError, ToolKind, Toolkit, json_copy, tool, tool_table
 
 
 class Record(BaseModel):
