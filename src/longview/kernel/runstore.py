@@ -366,10 +366,8 @@ class RunStore:
         cell will be redone, and :attr:`notes` says why."""
         if not (self._cell_path(cell) / MARKER).exists():  # most cells of a new run: nothing to resolve
             return False
-        d = self.cell_dir(cell)
+        d = self.cell_dir(cell)  # the folder must lie inside the run (the same path, checked)
         marker = d / MARKER
-        if not marker.exists():
-            return False
         problem = self._marker_problem(marker)
         if problem:
             self.notes[d.name] = f"{problem}; the cell counts as unfinished (a --resume runs it again)"

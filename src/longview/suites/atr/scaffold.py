@@ -232,8 +232,8 @@ class DecisionClassifier:
                 continue
             scored.append((sum(1 / df[w] for w in shared), r.rule_id))
         if not scored and _OPEN_ASK.search(span) and not _OPTIONS.search(span):
-            scored = [(len(q & (object_words(r) or words(r.topic or ""))), r.rule_id)
-                      for r in rules if not other_sphere(q, said[r.rule_id])]
+            scored = [(len(q & (objects or words(r.topic or ""))), r.rule_id)
+                      for r, _, _, objects in profiles if not other_sphere(q, said[r.rule_id])]
             scored = [t for t in scored if t[0] > 0]
         return _best(scored)
 
