@@ -2,8 +2,11 @@
 
 Reports, per repetition and as medians: wall seconds, sessions per second, and harness time per
 agent turn (wall time divided by assistant turns; reference agents are scripted, so this is the
-framework's own cost), plus the same from process CPU time (user + system), which is the steadier
-number on a shared machine. Run: python benchmarks/bench_atr_reference.py [--repeat 3] [--personas N] [--dir PATH]
+framework's own cost), plus the same from CPU time (user + system of this process and its worker
+processes), which is the steadier number on a shared machine and does not shrink with more workers.
+Cells run in ``--workers`` processes (default: one per CPU, as ``longview run atr --workers N``);
+``--workers 1`` measures the single-process cost.
+Run: python benchmarks/bench_atr_reference.py [--repeat 3] [--personas N] [--workers N] [--dir PATH]
 
 These machines' speed swings by up to 2x within an hour, so compare two checkouts side by side
 (``PYTHONPATH=A/src taskset -c 0 python ... & PYTHONPATH=B/src taskset -c 1 python ...``) or by
@@ -14,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import statistics
 import tempfile
 import time
@@ -24,12 +29,19 @@ from longview.harness.run import run
 from longview.kernel.trace import iter_trace
 
 
-def one(personas: int | None, concurrency: int, where: str | None) -> dict:
+def cpu_s() -> float:
+    """User + system seconds of this process and of its finished (joined) worker processes."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def one(personas: int | None, concurrency: int, workers: int, where: str | None) -> dict:
     with tempfile.TemporaryDirectory(dir=where) as tmp:
-        cfg = RunConfig(suite="atr", out=Path(tmp) / "run", units=personas, max_concurrency=concurrency, force=True)
-        t0, c0 = time.perf_counter(), time.process_time()
+        cfg = RunConfig(suite="atr", out=Path(tmp) / "run", units=personas, max_concurrency=concurrency, force=True,
+                        workers=workers)
+        t0, c0 = time.perf_counter(), cpu_s()
         store, sc = run(cfg)
-        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        wall, cpu = time.perf_counter() - t0, cpu_s() - c0
         sessions = turns = 0
         for f in (store.root / "cells").glob("*/*.jsonl"):
             sessions += 1
@@ -51,18 +63,20 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--personas", type=int, default=None)
     ap.add_argument("--max-concurrency", type=int, default=4)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="processes that run cells (default: one per CPU)")
     ap.add_argument("--dir", default=None,
                     help="parent of the temporary run folder (default: the system temp dir); file "
                          "creation cost differs a lot between file systems")
     a = ap.parse_args()
-    runs = [one(a.personas, a.max_concurrency, a.dir) for _ in range(a.repeat)]
+    runs = [one(a.personas, a.max_concurrency, a.workers, a.dir) for _ in range(a.repeat)]
     for i, r in enumerate(runs):
         print(f"run {i}: {r['wall_s']:.2f} s, {r['sessions']} sessions, {r['turns']} agent turns, "
               f"{r['sessions_per_s']:.1f} sessions/s, {r['ms_per_turn']:.2f} ms/turn "
               f"(CPU {r['cpu_s']:.2f} s, {r['cpu_ms_per_turn']:.2f} ms/turn)")
     keys = ("wall_s", "sessions_per_s", "ms_per_turn", "cpu_s", "cpu_ms_per_turn")
     med = {k: statistics.median(r[k] for r in runs) for k in keys}
-    print(json.dumps({"median": med, "repeat": a.repeat, "tsacc": runs[-1]["tsacc"]}, indent=2))
+    print(json.dumps({"median": med, "repeat": a.repeat, "workers": a.workers, "tsacc": runs[-1]["tsacc"]}, indent=2))
 
 
 if __name__ == "__main__":

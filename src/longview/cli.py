@@ -53,6 +53,7 @@ COMMON: list[tuple[list[str], dict[str, Any]]] = [
     (["--allow-aborts"], dict(is_flag=True, help="Exit 0 even when some cells aborted (they are still reported and never scored).")),
     (["-S", "--suite-option", "suite_option"], dict(multiple=True, help="Suite option KEY=VALUE (see below). Repeatable.")),
     (["--executor"], dict(type=click.Choice(["local", "ray"]), default="local", show_default=True, help="What runs the cells: this process, or a Ray cluster (pip install 'longview[ray]').")),
+    (["--workers"], dict(type=click.IntRange(min=1), default=1, show_default=True, help="Processes of this machine that run cells (local executor); more than one speeds up CPU-bound runs (reference agents, embedded components), not model waits.")),
     (["--ray-address"], dict(default=None, help="Ray cluster to join with --executor ray (e.g. auto, ray://head:10001); default: start a local Ray instance for the run.")),
     (["--dry-run"], dict(is_flag=True, help="Print the planned cells and an estimate of calls and tokens; run nothing.")),
 ]
@@ -160,7 +161,7 @@ def _config(suite: Any, kw: dict[str, Any]):
         models=list(kw["model"]), role_models=role_models, api_base=kw["api_base"], no_cache=kw["no_cache"],
         max_attempts=kw["max_attempts"], role_params=role_params, request_timeout=kw["request_timeout"],
         allow_aborts=kw["allow_aborts"],
-        executor=kw["executor"], ray_address=kw["ray_address"],
+        executor=kw["executor"], ray_address=kw["ray_address"], workers=kw["workers"],
         provider_limits=_provider_limits(kw["provider_limit"]),
         suite_options=suite_option_values(suite.Options, list(kw["suite_option"]), flags),
     )
@@ -205,14 +206,18 @@ def _run(suite: Any, kw: dict[str, Any]) -> None:
     tasks: dict[str, Any] = {}
 
     def on_start(cells: int, sessions: int) -> None:
+        # Shown from here, after the executor started: its worker processes fork from one thread.
+        progress.start()
         tasks["cells"] = progress.add_task("cells", total=cells)
         tasks["sessions"] = progress.add_task("sessions", total=sessions)
 
     try:
-        with progress:
+        try:
             store, sc = harness.run(cfg, prepared=prepared, on_start=on_start,
                                     on_session=lambda: progress.advance(tasks["sessions"]),
                                     on_cell=lambda c, r: progress.advance(tasks["cells"]))
+        finally:
+            progress.stop()
         manifest = store.manifest()
         result = harness.outcome(store)
         if kw["json_out"]:

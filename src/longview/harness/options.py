@@ -46,6 +46,10 @@ class RunConfig(BaseModel):
     executor: Literal["local", "ray"] = Field(
         default="local", description="What runs the cells: this process (local) or a Ray cluster (ray)."
     )
+    workers: int = Field(
+        default=1, ge=1, description="Processes of this machine that run cells (local executor); more than "
+        "one pays when the run's cost is CPU (reference agents, embedded components), not model waits.",
+    )
     ray_address: str | None = Field(
         default=None, description="Ray cluster to join (e.g. ray://head:10001 or auto); None = start a local one."
     )

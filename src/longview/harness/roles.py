@@ -100,6 +100,11 @@ class Roles:
         # each provider request. An executor may replace it (the Ray executor: one cluster-wide limiter).
         self.gate: Callable[[str], AbstractAsyncContextManager[Any]] = self._local_gate
 
+    def set_provider_limits(self, limits: dict[str, int]) -> None:
+        """Replace the per-provider request limits (a worker process takes its share of each)."""
+        self.provider_limits = dict(limits)
+        self._semaphores.clear()
+
     def _local_gate(self, prefix: str) -> AbstractAsyncContextManager[Any]:
         if prefix not in self._semaphores:
             self._semaphores[prefix] = asyncio.Semaphore(self.provider_limits[prefix])

@@ -44,8 +44,14 @@ def executor_for(cfg: RunConfig) -> Executor:
     if cfg.executor == "local":
         if cfg.ray_address:
             raise ConfigError("--ray-address needs --executor ray")
+        if cfg.workers > 1:
+            from longview.harness.process_executor import ProcessExecutor
+
+            return ProcessExecutor(cfg.workers)
         return LocalExecutor()
     if cfg.executor == "ray":
+        if cfg.workers > 1:
+            raise ConfigError("--workers is for the local executor; a Ray cluster has one worker per CPU")
         try:
             from longview.harness.ray_executor import RayExecutor
         except ImportError as e:
