@@ -201,8 +201,10 @@ def _run(suite: Any, kw: dict[str, Any]) -> None:
             harness.check_json_path(kw["json_out"], cfg.out or harness.default_out(prepared.manifest))
     except LongviewError as e:
         fail(e)
+    # Redrawn 4 times a second on a terminal; elsewhere (a log file, CI) only at the end: a
+    # refresh thread costs CPU for every second a model run waits.
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=err, transient=False)
+                        console=err, transient=False, auto_refresh=err.is_terminal, refresh_per_second=4)
     tasks: dict[str, Any] = {}
 
     def on_start(cells: int, sessions: int) -> None:

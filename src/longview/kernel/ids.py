@@ -57,9 +57,10 @@ def id_problem(value: Any, *, max_len: int = MAX_ID_LEN, separators: bool = Fals
     bad = text_problem(value)
     if bad:
         return f"an id in {bad}"
-    for ch in value:
-        if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
-            return f"an id without control or format characters (found U+{ord(ch):04X})"
+    if not (value.isascii() and value.isprintable()):  # printable ASCII has none of these categories
+        for ch in value:
+            if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+                return f"an id without control or format characters (found U+{ord(ch):04X})"
     if not separators:
         if any(s in value for s in _SEPARATORS):
             return "an id without path separators ('/' or '\\')"

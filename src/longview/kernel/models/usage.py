@@ -86,15 +86,19 @@ class RoleUsage(BaseModel):
 
     def add(self, other: RoleUsage) -> None:
         """Accumulate ``other`` into this total."""
-        self.calls += other.calls
-        self.input_tokens += other.input_tokens
-        self.cached_tokens += other.cached_tokens
-        self.output_tokens += other.output_tokens
-        self.cost_usd += other.cost_usd
-        self.cache_hits += other.cache_hits
-        self.retries += other.retries
-        self.failed_calls += other.failed_calls
-        self.cost_known = self.cost_known and other.cost_known
+        self.add_counts(other.cost_known, **{k: other.__dict__[k] for k in COUNTS})
+
+    def add_counts(self, cost_known: bool = True, **counts: float) -> None:
+        """Accumulate counts given by field name (a ledger adds one per model call: the fields are
+        plain numbers, so they are summed in place, not through pydantic's per-field setattr)."""
+        fields = self.__dict__
+        for k, v in counts.items():
+            fields[k] += v
+        if not cost_known:
+            fields["cost_known"] = False
+
+
+COUNTS = ("calls", "input_tokens", "cached_tokens", "output_tokens", "cost_usd", "cache_hits", "retries", "failed_calls")
 
 
 class UsageSummary(BaseModel):
@@ -121,38 +125,31 @@ class UsageLedger:
         self._roles: dict[str, RoleUsage] = {}
         self._lock = threading.Lock()
 
-    def _add(self, role: str, delta: RoleUsage) -> None:
+    def _add(self, role: str, cost_known: bool = True, **counts: float) -> None:
+        counts = {k: v for k, v in counts.items() if v}
         with self._lock:
-            self._roles.setdefault(role, RoleUsage()).add(delta)
-        if self.journal is not None:
-            entry = delta.model_dump(exclude={"cached_share"}, exclude_defaults=True)
-            entry["role"] = role
-            if not delta.cost_known:
+            total = self._roles.get(role)
+            if total is None:
+                total = self._roles[role] = RoleUsage()
+            total.add_counts(cost_known, **counts)
+        if self.journal is not None:  # the fields that differ from a zero delta, and the role
+            entry: dict = {**counts, "role": role}
+            if not cost_known:
                 entry["cost_known"] = False
             self.journal(entry)
 
     def record(self, role: str, usage: Usage, *, cost_known: bool = True, attempts: int = 1) -> None:
         """Count one provider call whose ``usage`` already carries its cost (after ``attempts`` tries)."""
-        self._add(
-            role,
-            RoleUsage(
-                calls=1,
-                input_tokens=usage.input_tokens,
-                cached_tokens=usage.cached_tokens,
-                output_tokens=usage.output_tokens,
-                cost_usd=usage.cost_usd,
-                retries=max(0, attempts - 1),
-                cost_known=cost_known,
-            ),
-        )
+        self._add(role, cost_known, calls=1, input_tokens=usage.input_tokens, cached_tokens=usage.cached_tokens,
+                  output_tokens=usage.output_tokens, cost_usd=usage.cost_usd, retries=max(0, attempts - 1))
 
     def record_failure(self, role: str, attempts: int) -> None:
         """Count one call that failed for good after ``attempts`` tries (no tokens known)."""
-        self._add(role, RoleUsage(failed_calls=1, retries=max(0, attempts - 1)))
+        self._add(role, failed_calls=1, retries=max(0, attempts - 1))
 
     def record_cache_hit(self, role: str) -> None:
         """Count one call served from the local response cache (free, no tokens)."""
-        self._add(role, RoleUsage(cache_hits=1))
+        self._add(role, cache_hits=1)
 
     def role(self, role: str) -> RoleUsage:
         """A copy of the totals for ``role`` (zeros if it made no calls)."""
