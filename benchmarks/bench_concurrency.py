@@ -16,7 +16,9 @@ hosted_vllm/loopback --api-base URL --max-concurrency N --variant oracle_target 
 oracle_target has no learning phase, so every test session of every cell may run at once; T is
 chosen so there are about ``--rounds`` x N sessions, enough to keep N slots busy (the scripted
 agent takes two turns per test session: a domain tool, then finish_session). Reports model calls,
-efficiency, peak in flight and CPU per call of the whole run process.
+efficiency, peak in flight and CPU per call of the whole run process; each level runs again with
+half the trials, which gives the marginal CPU per call (what one more call costs the harness) and
+the fixed CPU (start-up, dataset, scoring) apart.
 
 Run: python benchmarks/bench_concurrency.py [--latency 1] [--levels 1,16,64,256] [--rounds 16]
      [--rate-calls 4000] [--cli [--cli-levels 16,64,256]] [--json out.json]
@@ -155,9 +157,22 @@ ATR_TEST_SESSIONS = 299  # test sessions of the built-in cohort (20 personas)
 
 
 def cli_level(server: Server, concurrency: int, rounds: int) -> dict:
+    """`longview run atr` against the server at ``rounds`` and at half of them: the whole
+    process's CPU per call, and the marginal CPU per call (what one more call costs; the rest is
+    fixed: start-up, dataset, scoring)."""
+    full = cli_run(server, concurrency, max(1, -(-rounds * concurrency // ATR_TEST_SESSIONS)))
+    half = cli_run(server, concurrency, max(1, full["trials"] // 2))
+    cpu, extra = full.pop("cpu_s"), full["calls"] - half["calls"]
+    if extra > 0 and not (full["exit_code"] or half["exit_code"]):
+        marginal = (cpu - half["cpu_s"]) / extra
+        full["marginal_cpu_ms_per_call"] = round(1000 * marginal, 3)
+        full["fixed_cpu_s"] = round(cpu - marginal * full["calls"], 3)
+    return full
+
+
+def cli_run(server: Server, concurrency: int, trials: int) -> dict:
     """One `longview run atr` against the server; CPU of the run process from rusage."""
     server.reset()
-    trials = max(1, -(-rounds * concurrency // ATR_TEST_SESSIONS))
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [sys.executable, "-m", "longview", "run", "atr", "--model", "hosted_vllm/loopback", "--api-base", server.url,
                "--variant", "oracle_target", "--trials", str(trials),
@@ -179,6 +194,7 @@ def cli_level(server: Server, concurrency: int, rounds: int) -> dict:
         "efficiency": round(calls * server.latency / concurrency / wall, 4) if server.latency else None,
         "peak_in_flight": st["peak_in_flight"],
         "cpu_ms_per_call": round(1000 * cpu / max(calls, 1), 3),
+        "cpu_s": cpu,
         "stderr_tail": proc.stderr.strip().splitlines()[-3:] if proc.returncode else [],
     }
 
@@ -236,7 +252,7 @@ def main() -> None:
         print()
         print(table("longview run atr --model hosted_vllm/loopback", result["cli"],
                     ["concurrency", "trials", "exit_code", "calls", "wall_s", "efficiency", "peak_in_flight",
-                     "cpu_ms_per_call"]))
+                     "cpu_ms_per_call", "marginal_cpu_ms_per_call", "fixed_cpu_s"]))
     if result["rate"]:
         print()
         print(table(f"zero-latency server, {os.cpu_count()} cores shared by client and server", result["rate"],

@@ -6,6 +6,7 @@ run store → run the unfinished cells (sessions bounded across the run) → usa
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 from collections.abc import Callable
@@ -89,6 +90,10 @@ def run(
     # Aborted cells are not results: a resume tries them again (after an outage, say).
     retry = {key for key, _ in outcome(store).aborted}
     todo = sorted((c for c in p.cells if c.key in retry or not store.is_done(c.key)), key=lambda c: -sessions[c])
+    # Everything alive now (modules, dataset, schemas) lives to the end of the run: the cyclic
+    # collector need not walk it again and again (~13% of a reference run's CPU), and forked
+    # workers then share those pages instead of copying them when the collector touches them.
+    gc.freeze()
     try:
         p.manifest.executor = executor.start(p, store)
         p.manifest.usage = previous_usage  # on record even if the driver is killed before the end
@@ -100,6 +105,7 @@ def run(
         store.write_manifest(p.manifest)
         store.close_journal()
         executor.stop()
+        gc.unfreeze()
     return store, score(store, p.suite, p.dataset, p.options)
 
 
