@@ -16,9 +16,9 @@ hosted_vllm/loopback --api-base URL --max-concurrency N --variant oracle_target 
 oracle_target has no learning phase, so every test session of every cell may run at once; T is
 chosen so there are about ``--rounds`` x N sessions, enough to keep N slots busy (the scripted
 agent takes two turns per test session: a domain tool, then finish_session). Reports model calls,
-efficiency, peak in flight and CPU per call of the whole run process; each level runs again with
-half the trials, which gives the marginal CPU per call (what one more call costs the harness) and
-the fixed CPU (start-up, dataset, scoring) apart.
+efficiency, peak in flight and CPU per call of the whole run process, and apart from it the CPU per
+call while the cells run (the harness's cost per model call) and the fixed CPU around them
+(start-up, dataset, scoring), from one run (the CLI runs in-process with its executor timed).
 
 Run: python benchmarks/bench_concurrency.py [--latency 1] [--levels 1,16,64,256] [--rounds 16]
      [--rate-calls 4000] [--cli [--cli-levels 16,64,256]] [--json out.json]
@@ -156,25 +156,36 @@ def rate(server: Server, concurrency: int, calls: int) -> dict:
 ATR_TEST_SESSIONS = 299  # test sessions of the built-in cohort (20 personas)
 
 
+# Runs the CLI in-process and notes the process's CPU when the cells start and end (the run's
+# executor is wrapped): what the run spends around them is fixed (imports, dataset, scoring).
+CLI_PROBE = """
+import json, sys, time
+from longview.harness import executor
+marks = {}
+run_cells = executor.LocalExecutor.run_cells
+async def timed(self, *a, **k):
+    marks["cells_start"] = time.process_time()
+    try:
+        return await run_cells(self, *a, **k)
+    finally:
+        marks["cells_end"] = time.process_time()
+executor.LocalExecutor.run_cells = timed
+from longview.cli import app
+try:
+    app(sys.argv[1:])
+except SystemExit as e:
+    code = e.code
+print("PROBE " + json.dumps(marks), file=sys.stderr)
+"""
+
+
 def cli_level(server: Server, concurrency: int, rounds: int) -> dict:
-    """`longview run atr` against the server at ``rounds`` and at half of them: the whole
-    process's CPU per call, and the marginal CPU per call (what one more call costs; the rest is
-    fixed: start-up, dataset, scoring)."""
-    full = cli_run(server, concurrency, max(1, -(-rounds * concurrency // ATR_TEST_SESSIONS)))
-    half = cli_run(server, concurrency, max(1, full["trials"] // 2))
-    cpu, extra = full.pop("cpu_s"), full["calls"] - half["calls"]
-    if extra > 0 and not (full["exit_code"] or half["exit_code"]):
-        marginal = (cpu - half["cpu_s"]) / extra
-        full["marginal_cpu_ms_per_call"] = round(1000 * marginal, 3)
-        full["fixed_cpu_s"] = round(cpu - marginal * full["calls"], 3)
-    return full
-
-
-def cli_run(server: Server, concurrency: int, trials: int) -> dict:
-    """One `longview run atr` against the server; CPU of the run process from rusage."""
+    """One `longview run atr` against the server: the whole process's CPU per call (rusage), and
+    the CPU per call while cells run apart from the fixed part (start-up, dataset, scoring)."""
     server.reset()
+    trials = max(1, -(-rounds * concurrency // ATR_TEST_SESSIONS))
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "longview", "run", "atr", "--model", "hosted_vllm/loopback", "--api-base", server.url,
+        cmd = [sys.executable, "-c", CLI_PROBE, "run", "atr", "--model", "hosted_vllm/loopback", "--api-base", server.url,
                "--variant", "oracle_target", "--trials", str(trials),
                "--max-concurrency", str(concurrency), "--no-cache", "--out", f"{tmp}/run", "--force"]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -183,8 +194,10 @@ def cli_run(server: Server, concurrency: int, trials: int) -> dict:
         wall = time.perf_counter() - t0
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    probe = next((json.loads(line[6:]) for line in proc.stderr.splitlines()[::-1] if line.startswith("PROBE ")), {})
+    cells = probe.get("cells_end", 0) - probe.get("cells_start", 0)
+    calls = server.stats()["requests"]
     st = server.stats()
-    calls = st["requests"]
     return {
         "concurrency": concurrency,
         "trials": trials,
@@ -194,7 +207,8 @@ def cli_run(server: Server, concurrency: int, trials: int) -> dict:
         "efficiency": round(calls * server.latency / concurrency / wall, 4) if server.latency else None,
         "peak_in_flight": st["peak_in_flight"],
         "cpu_ms_per_call": round(1000 * cpu / max(calls, 1), 3),
-        "cpu_s": cpu,
+        "cells_cpu_ms_per_call": round(1000 * cells / max(calls, 1), 3) if cells else None,
+        "fixed_cpu_s": round(cpu - cells, 3) if cells else None,
         "stderr_tail": proc.stderr.strip().splitlines()[-3:] if proc.returncode else [],
     }
 
@@ -252,7 +266,7 @@ def main() -> None:
         print()
         print(table("longview run atr --model hosted_vllm/loopback", result["cli"],
                     ["concurrency", "trials", "exit_code", "calls", "wall_s", "efficiency", "peak_in_flight",
-                     "cpu_ms_per_call", "marginal_cpu_ms_per_call", "fixed_cpu_s"]))
+                     "cpu_ms_per_call", "cells_cpu_ms_per_call", "fixed_cpu_s"]))
     if result["rate"]:
         print()
         print(table(f"zero-latency server, {os.cpu_count()} cores shared by client and server", result["rate"],

@@ -4,6 +4,7 @@ run without a marker for the unfinished cells, and the folder resumes."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -207,3 +208,27 @@ def test_a_stopped_driver_ends_its_workers_and_the_run_resumes(how, tmp_path):
     harness.run(RunConfig(suite="prefs", units=1, out=tmp_path / "clean"))
     assert card(run) == card(tmp_path / "clean")
     assert tree(run) == tree(tmp_path / "clean")
+
+
+def test_usage_counts_every_call_a_dead_worker_made(tmp_path, monkeypatch):
+    atr = type(registry.load("atr"))
+    real = atr.run_cell
+
+    async def run_cell(self, ctx):
+        result = await real(self, ctx)  # every model call of the cell is made...
+        if ctx.cell.unit == sorted(ctx.dataset.unit_ids())[0]:
+            deadline = time.monotonic() + 60  # (once the other cell is done: no call is in flight anywhere)
+            while not list(ctx.folder.parent.glob("*/result.json")) and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+            os._exit(3)  # ...then the process dies before it returns the result
+        return result
+
+    monkeypatch.setattr(atr, "run_cell", run_cell)
+    with LoopbackServer(latency=0.0, agent=finish_or_send).in_thread() as srv:
+        cfg = RunConfig(suite="atr", models=["hosted_vllm/m"], variants=["atr"], units=2, api_base=srv.url,
+                        no_cache=True, out=tmp_path / "r", workers=2)
+        with pytest.raises(LongviewError, match="died"):
+            harness.run(cfg, executor=ProcessExecutor(2, start_method="fork"))
+        calls = srv.stats.requests
+    m = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert calls > 0 and m["usage"]["roles"]["agent"]["calls"] == calls  # the dead worker's calls too

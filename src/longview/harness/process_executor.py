@@ -13,7 +13,8 @@ waiting on a model.
   (shares add up to the limit: never above it), so at most ``min(N, --max-concurrency)`` workers
   start and a provider limit below that is refused.
 - **Usage.** Workers append model calls to the run's usage journal themselves (one line per write,
-  in append mode) and report their running usage summary with every cell.
+  in append mode); this invocation's usage is what they appended, so a worker that died still
+  counts every call it made.
 - **Failures.** An error raised by the suite stops the run, as locally; a worker that dies stops it
   too, and its unfinished cells have no marker, so ``--resume`` runs them again. Workers ignore
   Ctrl-C (the driver ends them) and leave when the driver's end of their pipe closes.
@@ -38,7 +39,6 @@ from typing import TYPE_CHECKING, Any
 from longview.harness.cell import Cell
 from longview.harness.executor import Executor, OnCell, OnSession, run_one
 from longview.kernel.errors import ConfigError, LongviewError
-from longview.kernel.models.usage import add_summaries
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
@@ -66,7 +66,8 @@ class ProcessExecutor(Executor):
         self.procs: list[BaseProcess] = []
         self.conns: list[Connection] = []
         self.method = ""
-        self.summaries: dict[int, dict] = {}  # worker -> its latest running usage summary
+        self.store: RunStore | None = None
+        self.journal_start = 0  # the usage journal's size before the workers started
 
     def connect(self, p: Prepared) -> None:
         """Check the split before anything is written: every worker needs a slot of each bound."""
@@ -81,6 +82,7 @@ class ProcessExecutor(Executor):
         self.method = self.start_method or (
             "fork" if sys.platform == "linux" and threading.active_count() == 1 else "spawn")
         ctx: Any = multiprocessing.get_context(self.method)
+        self.store, self.journal_start = store, store.journal_size()
         for i in range(self.n):
             here, there = ctx.Pipe()
             limits = {
@@ -146,8 +148,7 @@ class ProcessExecutor(Executor):
                 for _ in range(rest[0]):
                     on_session()
             elif kind == "done":
-                key, result, summary = rest
-                self.summaries[i] = summary
+                key, result = rest
                 store.finish_cell(key, result)  # the marker: last, atomic, by the driver only
                 on_cell(cells[key], result)
                 free[i] += 1
@@ -172,10 +173,9 @@ class ProcessExecutor(Executor):
             await p.roles.aclose()
 
     def usage(self, p: Prepared) -> dict[str, Any]:
-        total: dict[str, Any] = {}
-        for i in sorted(self.summaries):
-            total = add_summaries(total, self.summaries[i])
-        return total or p.roles.ledger.summary().model_dump()
+        if self.store is None:  # never started
+            return p.roles.ledger.summary().model_dump()
+        return self.store.recovered_usage(since=self.journal_start)
 
     def stop(self) -> None:
         for conn in self.conns:  # a worker leaves when its pipe closes
@@ -280,7 +280,7 @@ async def _serve(conn: Connection, p: Prepared, root: str, sessions: int) -> Non
             send("error", cell.key, error, traceback.format_exc())
             return
         flush()
-        send("done", cell.key, result, p.roles.ledger.summary().model_dump())
+        send("done", cell.key, result)
 
     def readable() -> None:
         try:

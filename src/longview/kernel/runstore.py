@@ -438,16 +438,25 @@ class RunStore:
                 self._journal.close()
                 self._journal = None
 
-    def recovered_usage(self, fallback: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Usage of every earlier invocation, summed from the journal (a manifest's ``usage`` may
-        miss a killed invocation's calls); ``fallback`` when there is no journal."""
+    def journal_size(self) -> int:
+        """Bytes in the usage journal now: where this invocation's entries will start."""
+        try:
+            return self.journal_path.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def recovered_usage(self, fallback: dict[str, Any] | None = None, since: int = 0) -> dict[str, Any]:
+        """Usage summed from the journal, from byte ``since`` on (a manifest's ``usage`` may miss a
+        killed invocation's calls); ``fallback`` when there is no journal."""
         from longview.kernel.models.usage import summary_from_entries
 
         if not self.journal_path.exists():
             return dict(fallback or {})
         entries, bad = [], 0
         try:
-            lines = self.journal_path.read_text(encoding="utf-8", errors="replace").splitlines()
+            with self.journal_path.open("rb") as f:
+                f.seek(since)
+                lines = f.read().decode("utf-8", errors="replace").splitlines()
         except OSError:
             lines = []
         for line in lines:
