@@ -179,12 +179,12 @@ print("PROBE " + json.dumps(marks), file=sys.stderr)
 """
 
 
-def cli_level(server: Server, concurrency: int, rounds: int) -> dict:
+def cli_level(server: Server, concurrency: int, rounds: int, where: str | None = None) -> dict:
     """One `longview run atr` against the server: the whole process's CPU per call (rusage), and
     the CPU per call while cells run apart from the fixed part (start-up, dataset, scoring)."""
     server.reset()
     trials = max(1, -(-rounds * concurrency // ATR_TEST_SESSIONS))
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=where) as tmp:
         cmd = [sys.executable, "-c", CLI_PROBE, "run", "atr", "--model", "hosted_vllm/loopback", "--api-base", server.url,
                "--variant", "oracle_target", "--trials", str(trials),
                "--max-concurrency", str(concurrency), "--no-cache", "--out", f"{tmp}/run", "--force"]
@@ -232,6 +232,9 @@ def main() -> None:
     ap.add_argument("--cli", action="store_true", help="also run `longview run atr --model ...`")
     ap.add_argument("--cli-levels", default="16,64,256",
                     help="concurrency levels of the CLI runs (one test session per slot takes 2 x latency)")
+    ap.add_argument("--dir", default=None,
+                    help="parent of the CLI runs' folders (default: the system temp dir); creating a trace "
+                         "file costs far more on some disks than on a tmpfs such as /dev/shm")
     ap.add_argument("--json", type=Path, default=None, help="write the results here")
     a = ap.parse_args()
     levels = [int(x) for x in a.levels.split(",") if x]
@@ -246,7 +249,7 @@ def main() -> None:
             print(f"  concurrency {n}: done", file=sys.stderr)
         if a.cli:
             for n in [int(x) for x in a.cli_levels.split(",") if x]:
-                result["cli"].append(cli_level(server, n, a.rounds))
+                result["cli"].append(cli_level(server, n, a.rounds, a.dir))
                 print(f"  cli concurrency {n}: done", file=sys.stderr)
     finally:
         server.close()

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-import typer
 from pydantic import ValidationError
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -297,6 +296,8 @@ def _suite_commands(name: str) -> click.Command:
             fail(e)
         if commands is None:
             fail(LongviewError(f"suite '{name}' has no commands of its own"))
+        import typer  # only here: every `longview run` would pay for it at start-up
+
         if isinstance(commands, typer.Typer):
             commands(args=list(args), prog_name=f"longview {name}")
         else:
