@@ -14,18 +14,9 @@ import time
 import pytest
 from fuzzkit import SUITES, invoke, sample
 
-from longview.testing.loopback import LoopbackServer, text_message, tool_call_message
+from longview.testing.loopback import LoopbackServer, finish_or_send
 
 CONCURRENCY = 2  # cells in flight; one more unit is run, so a cell is still queued when the first finishes
-
-
-def finish_or_send(body: dict) -> dict:
-    """Ends or answers whatever the suite offers (finish_session, send_to_user), else says done."""
-    tools = [t["function"]["name"] for t in body.get("tools", [])]
-    pick = next((t for t in ("finish_session", "send_to_user") if t in tools), None)
-    if pick is None:
-        return text_message("Done.")
-    return tool_call_message(pick, {} if pick == "finish_session" else {"output": "Done."})
 
 
 @pytest.mark.parametrize("suite", SUITES)

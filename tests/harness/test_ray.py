@@ -28,7 +28,7 @@ from longview.harness import run as harness  # noqa: E402
 from longview.harness.options import RunConfig  # noqa: E402
 from longview.harness.ray_executor import RayExecutor  # noqa: E402
 from longview.kernel.runstore import RunStore  # noqa: E402
-from longview.testing.loopback import LoopbackServer, tool_call_message  # noqa: E402
+from longview.testing.loopback import LoopbackServer, finish_or_send  # noqa: E402
 
 
 def card(path: Path) -> dict:
@@ -135,14 +135,6 @@ def test_recovery_restarts_a_worker_once_and_never_kills_a_process_that_runs_no_
         assert ex.processes == {first, second}
     finally:
         ex.stop()
-
-
-def finish_or_send(body: dict) -> dict:
-    """A model that ends a test session at once and answers a learning session with a message."""
-    names = [t["function"]["name"] for t in body.get("tools", [])]
-    if "finish_session" in names:
-        return tool_call_message("finish_session")
-    return tool_call_message("send_to_user", {"output": "Done."})
 
 
 def test_model_requests_in_flight_stay_at_the_global_limits_across_workers(cluster, tmp_path):

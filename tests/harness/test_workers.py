@@ -20,7 +20,7 @@ from longview.harness import run as harness
 from longview.harness.options import RunConfig
 from longview.harness.process_executor import ProcessExecutor, share
 from longview.kernel.errors import ConfigError, LongviewError
-from longview.testing.loopback import LoopbackServer, tool_call_message
+from longview.testing.loopback import LoopbackServer, finish_or_send
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -80,14 +80,6 @@ def test_a_provider_limit_below_the_workers_is_refused_before_anything_is_writte
 def test_workers_are_for_the_local_executor():
     with pytest.raises(ConfigError, match="--workers is for the local executor"):
         harness.executor_for(RunConfig(suite="atr", executor="ray", workers=2))
-
-
-def finish_or_send(body: dict) -> dict:
-    """A model that ends a test session at once and answers a learning session with a message."""
-    names = [t["function"]["name"] for t in body.get("tools", [])]
-    if "finish_session" in names:
-        return tool_call_message("finish_session")
-    return tool_call_message("send_to_user", {"output": "Done."})
 
 
 def test_model_run_usage_journal_and_bounds_across_workers(tmp_path):

@@ -89,9 +89,16 @@ class _SessionSlot:
 
     async def __aenter__(self) -> None:
         await self.ctx.slots.__aenter__()
+        # A yield point before the session's work: when a sibling session failed and freed this
+        # slot, its group's cancellation lands here, before this session sends a model request
+        # (on a kept-alive connection the first request would go out before any other yield).
+        try:
+            await asyncio.sleep(0)
+        except BaseException:
+            await self.ctx.slots.__aexit__(None, None, None)
+            raise
 
     async def __aexit__(self, *exc: Any) -> None:
         await self.ctx.slots.__aexit__(*exc)
         if exc[0] is None:
             self.ctx.on_session()
-            await asyncio.sleep(0)  # a yield point between sessions: cancellation and progress stay prompt

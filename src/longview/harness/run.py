@@ -93,6 +93,7 @@ def run(
     # Everything alive now (modules, dataset, schemas) lives to the end of the run: the cyclic
     # collector need not walk it again and again (~13% of a reference run's CPU), and forked
     # workers then share those pages instead of copying them when the collector touches them.
+    caller_froze = gc.get_freeze_count() > 0  # then leave the permanent generation as the caller made it
     gc.freeze()
     try:
         p.manifest.executor = executor.start(p, store)
@@ -105,7 +106,8 @@ def run(
         store.write_manifest(p.manifest)
         store.close_journal()
         executor.stop()
-        gc.unfreeze()
+        if not caller_froze:
+            gc.unfreeze()
     return store, score(store, p.suite, p.dataset, p.options)
 
 

@@ -47,6 +47,7 @@ class Fault(StrEnum):
 
     RATE_LIMIT = "429"  # HTTP 429 with Retry-After: 0
     SERVER_ERROR = "500"  # HTTP 500
+    UNAVAILABLE = "503"  # HTTP 503 with Retry-After: 0
     HANG = "hang"  # never answer (until the hang time passes or the server closes), then drop
     DROP = "drop"  # close the connection without a response
 
@@ -96,7 +97,18 @@ def tool_then_finish(body: dict[str, Any]) -> dict[str, Any]:
     return text_message("done")
 
 
-AGENTS: dict[str, Agent] = {"echo": echo_agent, "tool_then_finish": tool_then_finish}
+def finish_or_send(body: dict[str, Any]) -> dict[str, Any]:
+    """Ends a session at once: calls ``finish_session`` if offered, else answers the user through
+    ``send_to_user`` if offered, else with text."""
+    tools = [t.get("function", t).get("name", "") for t in body.get("tools") or []]
+    if "finish_session" in tools:
+        return tool_call_message("finish_session")
+    if "send_to_user" in tools:
+        return tool_call_message("send_to_user", {"output": "Done."})
+    return text_message("Done.")
+
+
+AGENTS: dict[str, Agent] = {"echo": echo_agent, "tool_then_finish": tool_then_finish, "finish_or_send": finish_or_send}
 
 
 @dataclass
@@ -131,7 +143,8 @@ class LoopbackServer:
     ``latency`` is the delay before each answer. ``agent`` decides the answers (default
     :func:`echo_agent`). Faults come from :meth:`inject` (queued, applied to the next requests in
     arrival order) and/or ``faults(index, body)``; a hang lasts ``hang`` seconds (default: until
-    the server closes).
+    the server closes). ``cached_share`` of each request's prompt tokens is reported as served
+    from a provider prompt cache (``prompt_tokens_details.cached_tokens``).
     """
 
     def __init__(
@@ -143,8 +156,10 @@ class LoopbackServer:
         lifetime: float = DEFAULT_LIFETIME,
         faults: FaultPlan | None = None,
         hang: float | None = None,
+        cached_share: float = 0.0,
     ) -> None:
         self.latency = latency
+        self.cached_share = cached_share
         self.agent = agent or echo_agent
         self.port = port
         self.lifetime = lifetime
@@ -316,6 +331,8 @@ class LoopbackServer:
                     "prompt_tokens": prompt_tokens,
                     "completion_tokens": completion_tokens,
                     "total_tokens": prompt_tokens + completion_tokens,
+                    **({"prompt_tokens_details": {"cached_tokens": int(prompt_tokens * self.cached_share)}}
+                       if self.cached_share else {}),
                 },
             })
         finally:
@@ -327,6 +344,8 @@ class LoopbackServer:
                              {"Retry-After": "0"})
         if fault is Fault.SERVER_ERROR:
             return _response(500, {"error": {"message": "internal error (loopback)"}})
+        if fault is Fault.UNAVAILABLE:
+            return _response(503, {"error": {"message": "unavailable (loopback)"}}, {"Retry-After": "0"})
         if fault is Fault.HANG:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.closed.wait(), self.hang)
@@ -349,7 +368,8 @@ def _parse_head(head: bytes) -> tuple[str, str, bool, int]:
     return method, path, keep_alive, int(headers.get("content-length") or 0)
 
 
-_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error"}
+_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error",
+            503: "Service Unavailable"}
 
 
 def _response(status: int, payload: Any, headers: dict[str, str] | None = None) -> bytes:
