@@ -47,6 +47,10 @@ if TYPE_CHECKING:
     from longview.kernel.runstore import RunStore
 
 PROGRESS_EVERY = 0.1  # seconds between a worker's progress messages (finished sessions)
+# Cells handed to one worker and not yet finished. A cell travels as its index in the plan (a few
+# bytes), so this many never fill the pipe: the driver's send cannot block while the worker is
+# blocked sending a result back.
+MAX_CELLS_PER_WORKER = 1024
 
 
 def share(limit: int, n: int, i: int) -> int:
@@ -94,7 +98,8 @@ class ProcessExecutor(Executor):
             # A forked worker closes its copies of the driver's pipe ends, or it would never see EOF.
             theirs = [*self.conns, here] if self.method == "fork" else []
             proc = ctx.Process(target=_worker, args=(there, run_of, os.getcwd(), str(store.root), limits,
-                                                     p.dataset.sha256, theirs), daemon=True, name=f"longview-worker-{i}")
+                                                     (p.dataset.sha256, [c.key for c in p.cells]), theirs),
+                               daemon=True, name=f"longview-worker-{i}")
             proc.start()
             there.close()
             self.procs.append(proc)
@@ -119,7 +124,8 @@ class ProcessExecutor(Executor):
         loop = asyncio.get_running_loop()
         queue = deque(todo)  # longest first, as given
         cells = {c.key: c for c in todo}
-        free = [share(p.cfg.max_concurrency, self.n, i) for i in range(self.n)]  # cell slots per worker
+        index = {c.key: k for k, c in enumerate(p.cells)}  # what a worker is sent: its plan is the same
+        free = [min(MAX_CELLS_PER_WORKER, share(p.cfg.max_concurrency, self.n, i)) for i in range(self.n)]
         running = [0] * self.n
         finished: asyncio.Future[None] = loop.create_future()
         left = len(todo)
@@ -128,7 +134,7 @@ class ProcessExecutor(Executor):
             while free[i] and queue:
                 free[i] -= 1
                 running[i] += 1
-                self.conns[i].send(("cell", queue.popleft()))
+                self.conns[i].send(("cell", index[queue.popleft().key]))
 
         def fail(e: BaseException) -> None:
             if not finished.done():
@@ -207,13 +213,13 @@ def _raised(error: bytes | None, key: str, where: str) -> BaseException:
 
 # -- the worker process ---------------------------------------------------------------------------
 
-def _worker(conn: Connection, run_of: Prepared | str, cwd: str, root: str, limits: dict, sha256: str,
-            drivers: list[Connection]) -> None:
+def _worker(conn: Connection, run_of: Prepared | str, cwd: str, root: str, limits: dict,
+            expected: tuple[str, list[str]], drivers: list[Connection]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides when to stop
     for c in drivers:
         c.close()
     try:
-        p = _prepared(run_of, cwd, sha256, limits["providers"])
+        p = _prepared(run_of, cwd, expected, limits["providers"])
     except Exception as e:  # noqa: BLE001 (reported to the driver, which names the worker)
         conn.send(("failed", str(e)))
         return
@@ -221,16 +227,20 @@ def _worker(conn: Connection, run_of: Prepared | str, cwd: str, root: str, limit
     asyncio.run(_serve(conn, p, root, limits["sessions"]))
 
 
-def _prepared(run_of: Prepared | str, cwd: str, sha256: str, provider_limits: dict[str, int]) -> Prepared:
+def _prepared(run_of: Prepared | str, cwd: str, expected: tuple[str, list[str]],
+              provider_limits: dict[str, int]) -> Prepared:
     from longview.harness.options import RunConfig
     from longview.harness.plan import prepare
 
     if isinstance(run_of, str):
         os.chdir(cwd)  # relative dataset and cache paths mean what they meant in the driver
         p = prepare(RunConfig.model_validate_json(run_of))
+        sha256, keys = expected
         if p.dataset.sha256 != sha256:
             raise ConfigError(f"dataset '{p.dataset.name}' changed since the driver loaded it "
                               f"(sha256 {p.dataset.sha256[:12]} != {sha256[:12]})")
+        if [c.key for c in p.cells] != keys:  # cells are sent by their place in the plan
+            raise ConfigError("the rebuilt run plans other cells than the driver's")
     else:
         p = run_of  # forked before the driver made any model call: its ledger starts empty here too
     p.roles.set_provider_limits(provider_limits)
@@ -284,13 +294,13 @@ async def _serve(conn: Connection, p: Prepared, root: str, sessions: int) -> Non
 
     def readable() -> None:
         try:
-            kind, cell = conn.recv()
+            kind, k = conn.recv()
         except (EOFError, OSError):  # the driver closed the pipe (run over) or died
             loop.remove_reader(conn.fileno())
             if not closed.done():
                 closed.set_result(None)
             return
-        task = loop.create_task(one(cell))
+        task = loop.create_task(one(p.cells[k]))
         tasks.add(task)
         task.add_done_callback(tasks.discard)
 
