@@ -75,6 +75,8 @@ class ProcessExecutor(Executor):
 
     def connect(self, p: Prepared) -> None:
         """Check the split before anything is written: every worker needs a slot of each bound."""
+        if sys.platform == "win32":  # the driver watches the workers' pipes with the event loop's add_reader
+            raise ConfigError("--workers needs Linux or macOS; on Windows use --executor ray")
         self.n = max(1, min(self.requested, p.cfg.max_concurrency))
         for prefix, limit in p.cfg.provider_limits.items():
             if limit < self.n:
