@@ -4,9 +4,10 @@ Reports, per repetition and as medians: wall seconds, sessions per second, and h
 agent turn (wall time divided by assistant turns; reference agents are scripted, so this is the
 framework's own cost), plus the same from CPU time (user + system of this process and its worker
 processes), which is the steadier number on a shared machine and does not shrink with more workers.
-Cells run in ``--workers`` processes (default: one per CPU, as ``longview run atr --workers N``);
-``--workers 1`` measures the single-process cost.
-Run: python benchmarks/bench_atr_reference.py [--repeat 3] [--personas N] [--workers N] [--dir PATH]
+Cells run in ``--workers`` processes (default: one per CPU, as ``longview run atr --workers N``),
+and each such run is followed by a single-process one, so the output also gives the ratio of runs
+made side by side (``--no-single`` skips them; ``--workers 1`` measures the single-process cost).
+Run: python benchmarks/bench_atr_reference.py [--repeat 3] [--personas N] [--workers N] [--no-single] [--dir PATH]
 
 These machines' speed swings by up to 2x within an hour, so compare two checkouts side by side
 (``PYTHONPATH=A/src taskset -c 0 python ... & PYTHONPATH=B/src taskset -c 1 python ...``) or by
@@ -68,16 +69,29 @@ def main() -> None:
     ap.add_argument("--dir", default=None,
                     help="parent of the temporary run folder (default: the system temp dir); file "
                          "creation cost differs a lot between file systems")
+    ap.add_argument("--no-single", action="store_true",
+                    help="skip the single-process runs that are otherwise alternated with the workers' runs")
     a = ap.parse_args()
-    runs = [one(a.personas, a.max_concurrency, a.workers, a.dir) for _ in range(a.repeat)]
+    # With workers, one-process runs alternate with theirs: this machine's speed drifts, and the
+    # ratio of runs made side by side is the steady number.
+    single = a.workers > 1 and not a.no_single
+    runs, ones = [], []
+    for _ in range(a.repeat):
+        runs.append(one(a.personas, a.max_concurrency, a.workers, a.dir))
+        if single:
+            ones.append(one(a.personas, a.max_concurrency, 1, a.dir))
     for i, r in enumerate(runs):
         print(f"run {i}: {r['wall_s']:.2f} s, {r['sessions']} sessions, {r['turns']} agent turns, "
               f"{r['sessions_per_s']:.1f} sessions/s, {r['ms_per_turn']:.2f} ms/turn "
-              f"(CPU {r['cpu_s']:.2f} s, {r['cpu_ms_per_turn']:.2f} ms/turn)")
+              f"(CPU {r['cpu_s']:.2f} s, {r['cpu_ms_per_turn']:.2f} ms/turn)"
+              + (f"; one process: {ones[i]['ms_per_turn']:.2f} ms/turn" if single else ""))
     keys = ("wall_s", "sessions_per_s", "ms_per_turn", "cpu_s", "cpu_ms_per_turn")
     med = {k: statistics.median(r[k] for r in runs) for k in keys}
-    print(json.dumps({"median": med, "repeat": a.repeat, "workers": a.workers, "tsacc": runs[-1]["tsacc"]}, indent=2))
-
+    out: dict = {"median": med, "repeat": a.repeat, "workers": a.workers, "tsacc": runs[-1]["tsacc"]}
+    if single:
+        out["single_process_median"] = {k: statistics.median(r[k] for r in ones) for k in keys}
+        out["wall_ratio_to_single"] = statistics.median(r["wall_s"] / o["wall_s"] for r, o in zip(runs, ones, strict=True))
+    print(json.dumps(out, indent=2))
 
 if __name__ == "__main__":
     main()
