@@ -196,8 +196,8 @@ def cli_level(server: Server, concurrency: int, rounds: int, where: str | None =
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     probe = next((json.loads(line[6:]) for line in proc.stderr.splitlines()[::-1] if line.startswith("PROBE ")), {})
     cells = probe.get("cells_end", 0) - probe.get("cells_start", 0)
-    calls = server.stats()["requests"]
     st = server.stats()
+    calls = st["requests"]
     return {
         "concurrency": concurrency,
         "trials": trials,

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from longview.harness.cell import Cell
 from longview.harness.context import CellContext
-from longview.kernel.errors import CellAborted
+from longview.kernel.errors import CellAborted, ConfigError
 
 if TYPE_CHECKING:
     from longview.harness.plan import Prepared
@@ -47,6 +47,22 @@ async def run_one(p: Prepared, cell: Cell, folder: Path, slots: AbstractAsyncCon
     except CellAborted as e:
         return AbortedCell(agent=cell.agent, variant=cell.variant, unit=cell.unit, trial=cell.trial,
                            abort_reason=e.reason)
+
+
+def rebuild(cfg_json: str, cwd: str, sha256: str, where: str) -> Prepared:
+    """The driver's run, rebuilt in another process from its config (``prepare`` is pure), with
+    relative dataset and cache paths meaning what they meant in the driver; a dataset that does
+    not hash as the driver's is refused (``where`` names the process in the message)."""
+    from longview.harness.options import RunConfig
+    from longview.harness.plan import prepare
+
+    if os.path.isdir(cwd):
+        os.chdir(cwd)
+    p = prepare(RunConfig.model_validate_json(cfg_json))
+    if p.dataset.sha256 != sha256:
+        raise ConfigError(f"dataset '{p.dataset.name}' {where} differs from the driver's "
+                          f"(sha256 {p.dataset.sha256[:12]} != {sha256[:12]})")
+    return p
 
 
 class Executor(ABC):

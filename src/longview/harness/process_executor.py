@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from longview.harness.cell import Cell
-from longview.harness.executor import Executor, OnCell, OnSession, run_one
+from longview.harness.executor import Executor, OnCell, OnSession, rebuild, run_one
 from longview.kernel.errors import ConfigError, LongviewError
 
 if TYPE_CHECKING:
@@ -127,15 +127,14 @@ class ProcessExecutor(Executor):
         queue = deque(todo)  # longest first, as given
         cells = {c.key: c for c in todo}
         index = {c.key: k for k, c in enumerate(p.cells)}  # what a worker is sent: its plan is the same
-        free = [min(MAX_CELLS_PER_WORKER, share(p.cfg.max_concurrency, self.n, i)) for i in range(self.n)]
-        running = [0] * self.n
+        cap = [min(MAX_CELLS_PER_WORKER, share(p.cfg.max_concurrency, self.n, i)) for i in range(self.n)]
+        free = list(cap)  # cell slots per worker; cap - free are running there
         finished: asyncio.Future[None] = loop.create_future()
         left = len(todo)
 
         def dispatch(i: int) -> None:
             while free[i] and queue:
                 free[i] -= 1
-                running[i] += 1
                 self.conns[i].send(("cell", index[queue.popleft().key]))
 
         def fail(e: BaseException) -> None:
@@ -151,7 +150,7 @@ class ProcessExecutor(Executor):
 
         def handle(i: int) -> None:
             nonlocal left
-            kind, *rest = self._recv(i, f"running {running[i]} cell(s)")
+            kind, *rest = self._recv(i, f"running {cap[i] - free[i]} cell(s)")
             if kind == "sessions":
                 for _ in range(rest[0]):
                     on_session()
@@ -160,7 +159,6 @@ class ProcessExecutor(Executor):
                 store.finish_cell(key, result)  # the marker: last, atomic, by the driver only
                 on_cell(cells[key], result)
                 free[i] += 1
-                running[i] -= 1
                 left -= 1
                 if not left and not finished.done():
                     finished.set_result(None)
@@ -231,16 +229,9 @@ def _worker(conn: Connection, run_of: Prepared | str, cwd: str, root: str, limit
 
 def _prepared(run_of: Prepared | str, cwd: str, expected: tuple[str, list[str]],
               provider_limits: dict[str, int]) -> Prepared:
-    from longview.harness.options import RunConfig
-    from longview.harness.plan import prepare
-
     if isinstance(run_of, str):
-        os.chdir(cwd)  # relative dataset and cache paths mean what they meant in the driver
-        p = prepare(RunConfig.model_validate_json(run_of))
         sha256, keys = expected
-        if p.dataset.sha256 != sha256:
-            raise ConfigError(f"dataset '{p.dataset.name}' changed since the driver loaded it "
-                              f"(sha256 {p.dataset.sha256[:12]} != {sha256[:12]})")
+        p = rebuild(run_of, cwd, sha256, "in a worker process")
         if [c.key for c in p.cells] != keys:  # cells are sent by their place in the plan
             raise ConfigError("the rebuilt run plans other cells than the driver's")
     else:

@@ -42,7 +42,7 @@ from ray.exceptions import RayActorError, RayTaskError, WorkerCrashedError
 
 import longview.harness.ray_executor as _this
 from longview.harness.cell import Cell
-from longview.harness.executor import Executor, OnCell, OnSession, run_one
+from longview.harness.executor import Executor, OnCell, OnSession, rebuild, run_one
 from longview.kernel.errors import ConfigError, LongviewError
 from longview.kernel.models.usage import add_summaries
 
@@ -137,8 +137,6 @@ class CellWorker:
     """Rebuilds the run from its config and runs the cells it is sent."""
 
     def __init__(self, cfg_json: str, cwd: str, root: str, probe: str, dataset_sha256: str, limiter: str) -> None:
-        from longview.harness.options import RunConfig
-        from longview.harness.plan import prepare
         from longview.kernel.runstore import RunStore
 
         self.incarnation = uuid.uuid4().hex
@@ -146,16 +144,12 @@ class CellWorker:
         self.active: set[str] = set()  # the cell attempts running in this process
         self.limiter = ray.get_actor(limiter)  # by name: a restarted worker finds it again
         self.error: str | None = None
-        if os.path.isdir(cwd):  # relative dataset and cache paths mean what they meant on the driver
-            os.chdir(cwd)
         probe_file = Path(root) / probe
         self.shared = probe_file.is_file() and probe_file.read_text() == probe
         self.store = RunStore(Path(root))
         try:
-            self.p = prepare(RunConfig.model_validate_json(cfg_json))
-            if self.p.dataset.sha256 != dataset_sha256:
-                raise ConfigError(f"dataset '{self.p.dataset.name}' on node {ray.get_runtime_context().get_node_id()[:8]} "
-                                  f"differs from the driver's (sha256 {self.p.dataset.sha256[:12]} != {dataset_sha256[:12]})")
+            node = ray.get_runtime_context().get_node_id()[:8]
+            self.p = rebuild(cfg_json, cwd, dataset_sha256, f"on node {node}")
         except LongviewError as e:
             self.error = str(e)
             return
