@@ -7,11 +7,15 @@ processes), which is the steadier number on a shared machine and does not shrink
 Cells run in ``--workers`` processes (default: one per CPU, as ``longview run atr --workers N``),
 and each such run is followed by a single-process one, so the output also gives the ratio of runs
 made side by side (``--no-single`` skips them; ``--workers 1`` measures the single-process cost).
+The run folders go under ``--dir`` (default: the current directory, as ``longview run``), and the
+output gives the cost of creating one file there (see benchdir.py: on these machines it varies
+20x between folders, and over time under /tmp).
 Run: python benchmarks/bench_atr_reference.py [--repeat 3] [--personas N] [--workers N] [--no-single] [--dir PATH]
 
-These machines' speed swings by up to 2x within an hour, so compare two checkouts side by side
-(``PYTHONPATH=A/src taskset -c 0 python ... & PYTHONPATH=B/src taskset -c 1 python ...``) or by
-instruction count (``valgrind --tool=callgrind python -c 'run one config'``), not across hours.
+These machines' speed swings by up to 2x within an hour, so compare two codes side by side:
+``bench_baseline.py --rev REV`` runs an older revision and this checkout alternately and prints the
+ratio (a figure written down on another day does not carry over; a ratio does), or count
+instructions (``valgrind --tool=callgrind python -c 'run one config'``).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+
+from benchdir import add_dir_option, file_creation_ms
 
 from longview.harness.options import RunConfig
 from longview.harness.run import run
@@ -66,15 +72,14 @@ def main() -> None:
     ap.add_argument("--max-concurrency", type=int, default=4)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="processes that run cells (default: one per CPU)")
-    ap.add_argument("--dir", default=None,
-                    help="parent of the temporary run folder (default: the system temp dir); file "
-                         "creation cost differs a lot between file systems")
+    add_dir_option(ap)
     ap.add_argument("--no-single", action="store_true",
                     help="skip the single-process runs that are otherwise alternated with the workers' runs")
     a = ap.parse_args()
     # With workers, one-process runs alternate with theirs: this machine's speed drifts, and the
     # ratio of runs made side by side is the steady number.
     single = a.workers > 1 and not a.no_single
+    fs_ms = file_creation_ms(a.dir)
     runs, ones = [], []
     for _ in range(a.repeat):
         runs.append(one(a.personas, a.max_concurrency, a.workers, a.dir))
@@ -87,7 +92,8 @@ def main() -> None:
               + (f"; one process: {ones[i]['ms_per_turn']:.2f} ms/turn" if single else ""))
     keys = ("wall_s", "sessions_per_s", "ms_per_turn", "cpu_s", "cpu_ms_per_turn")
     med = {k: statistics.median(r[k] for r in runs) for k in keys}
-    out: dict = {"median": med, "repeat": a.repeat, "workers": a.workers, "tsacc": runs[-1]["tsacc"]}
+    out: dict = {"median": med, "repeat": a.repeat, "workers": a.workers, "tsacc": runs[-1]["tsacc"],
+                 "dir": os.path.abspath(a.dir), "file_creation_ms": round(fs_ms, 3)}
     if single:
         out["single_process_median"] = {k: statistics.median(r[k] for r in ones) for k in keys}
         out["wall_ratio_to_single"] = statistics.median(r["wall_s"] / o["wall_s"] for r, o in zip(runs, ones, strict=True))

@@ -39,6 +39,7 @@ import time
 from pathlib import Path
 
 import httpx
+from benchdir import add_dir_option
 
 from longview.domains.personal import make_env
 from longview.kernel.agent import Message, ToolCall
@@ -232,9 +233,7 @@ def main() -> None:
     ap.add_argument("--cli", action="store_true", help="also run `longview run atr --model ...`")
     ap.add_argument("--cli-levels", default="16,64,256",
                     help="concurrency levels of the CLI runs (one test session per slot takes 2 x latency)")
-    ap.add_argument("--dir", default=None,
-                    help="parent of the CLI runs' folders (default: the system temp dir); creating a trace "
-                         "file costs far more on some disks than on a tmpfs such as /dev/shm")
+    add_dir_option(ap)
     ap.add_argument("--json", type=Path, default=None, help="write the results here")
     a = ap.parse_args()
     levels = [int(x) for x in a.levels.split(",") if x]

@@ -14,6 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchdir import add_dir_option
+
 from longview.harness.options import RunConfig
 from longview.harness.run import run
 
@@ -33,7 +35,7 @@ def main() -> None:
     ap.add_argument("--suites", default="atr,prefs,intents,tempo")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--dir", default=None, help="parent of the temporary run folders (default: the system temp dir)")
+    add_dir_option(ap)
     a = ap.parse_args()
     print(f"{'suite':>8} {'1 process s':>12} {f'{a.workers} workers s':>12} {'ratio':>6} same-folder")
     for suite in a.suites.split(","):
