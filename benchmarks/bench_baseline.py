@@ -124,6 +124,7 @@ def main() -> None:
     add_dir_option(ap)
     ap.add_argument("--json", default=None, help="also write the results here")
     a = ap.parse_args()
+    a.dir = os.path.abspath(a.dir)  # the subprocesses run elsewhere
     with tempfile.TemporaryDirectory() as tmp:
         codes = {"this": ROOT / "src", a.rev: extract(a.rev, Path(tmp))}
         ref: dict[str, list[dict]] = {k: [] for k in codes}
