@@ -9,7 +9,7 @@ and each such run is followed by a single-process one, so the output also gives 
 made side by side (``--no-single`` skips them; ``--workers 1`` measures the single-process cost).
 The run folders go under ``--dir`` (default: the current directory, as ``longview run``), and the
 output gives the cost of creating one file there (see benchdir.py: on these machines it varies
-20x between folders, and over time under /tmp).
+20x within minutes).
 Run: python benchmarks/bench_atr_reference.py [--repeat 3] [--personas N] [--workers N] [--no-single] [--dir PATH]
 
 These machines' speed swings by up to 2x within an hour, so compare two codes side by side:

@@ -1,11 +1,11 @@
 """Where the benchmarks put their temporary run folders, and what creating a file costs there.
 
 A run writes one trace file per session (2,093 for the atr reference run), so the folder's file
-system is part of what a benchmark times. On these machines creating a file under /tmp has cost
-anywhere from 0.05 to 0.9 ms depending on recent deletions there (ext4), against ~0.05 ms under
-/work and ~0.04 ms on /dev/shm. By default the benchmarks therefore write where ``longview run``
-does (a folder under the current directory), and print the probe below so a slow file system is
-visible next to the figures.
+system is part of what a benchmark times. On these machines (ext4 on a shared disk) creating a file
+has cost anywhere from 0.04 to 0.9 ms, under /tmp and /work alike, changing within minutes; on
+/dev/shm (tmpfs) it stays at 0.02-0.04 ms. The benchmarks write where ``longview run`` does by
+default (a folder under the current directory) and print the probe below next to their figures, so
+a slow phase of the disk is visible; ``--dir /dev/shm`` leaves the disk out of the measurement.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import tempfile
 import time
 
 HELP = ("parent of the temporary run folders (default: the current directory, where `longview run` "
-        "writes its runs/); file creation costs differ a lot between folders, see benchdir.py")
+        "writes its runs/); creating a file costs 20x more in some phases of this disk, see benchdir.py")
 
 
 def add_dir_option(ap: argparse.ArgumentParser) -> None:
