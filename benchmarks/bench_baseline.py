@@ -124,6 +124,8 @@ def main() -> None:
     add_dir_option(ap)
     ap.add_argument("--json", default=None, help="also write the results here")
     a = ap.parse_args()
+    if a.repeat < 1 or a.trials < 2:
+        ap.error("--repeat must be at least 1 and --trials at least 2 (the slope needs two run sizes)")
     a.dir = os.path.abspath(a.dir)  # the subprocesses run elsewhere
     with tempfile.TemporaryDirectory() as tmp:
         codes = {"this": ROOT / "src", a.rev: extract(a.rev, Path(tmp))}
