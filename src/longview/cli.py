@@ -197,7 +197,7 @@ def _run(suite: Any, kw: dict[str, Any]) -> None:
         return
     try:  # output paths are checked before anything is written
         if kw["json_out"]:
-            harness.check_json_path(kw["json_out"], cfg.out or harness.default_out(prepared.manifest))
+            harness.check_output_file(kw["json_out"], "--json", cfg.out or harness.default_out(prepared.manifest))
     except LongviewError as e:
         fail(e)
     # Redrawn 4 times a second on a terminal; elsewhere (a log file, CI) only at the end: a
@@ -342,7 +342,7 @@ def show(run_dir: Path, json_out: Path | None) -> None:
         manifest = store.manifest()
         suite = registry.load(manifest.suite)
         if json_out:
-            harness.check_json_path(json_out, run_dir)
+            harness.check_output_file(json_out, "--json", run_dir)
         result = harness.outcome(store)
         sc = harness.score(store, suite)
         if json_out:

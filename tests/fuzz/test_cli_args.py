@@ -19,6 +19,7 @@ RUN_CASES: dict[str, tuple[list[str], str | None]] = {
     "json_missing_folder": (["--json", "{tmp}/missing/x.json"], "does not exist"),
     "json_under_file": (["--json", "{file}/x.json"], "--json"),
     "json_inside_run": (["--json", "{out}/scorecard.json"], "inside the run folder"),
+    "json_folder_refuses_files": (["--json", "/sys/x.json"], "cannot write in folder"),  # even for root
     "units_zero": (["--units", "0"], "at least 1"),
     "units_negative": (["--units", "-3"], None),
     "trials_zero": (["--trials", "0"], None),

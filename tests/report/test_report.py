@@ -9,6 +9,7 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from longview.cli import app
@@ -148,3 +149,30 @@ def test_a_suites_own_sections_and_outcomes_win(generic_run: Path, tmp_path: Pat
     html = write_report([run], tmp_path / "m.html").read_text()
     assert "Table 9 shape" in html and "<td>1.25</td><td>–</td>" in html
     assert any(p.get("mark") == "bar" for p in _embedded(html, "lv-data")["plots"].values())
+
+
+@pytest.mark.parametrize("command", ["report", "compare"])
+def test_an_output_path_that_is_a_folder_is_refused_before_any_work(atr_run: Path, tmp_path: Path, command: str):
+    target = tmp_path / "reports"
+    target.mkdir()
+    runs = [str(atr_run)] if command == "report" else [str(atr_run), str(atr_run)]
+    r = CliRunner().invoke(app, [command, *runs, "-o", str(target)])
+    assert r.exit_code == 2, r.output
+    assert "--out" in r.output and "is a folder" in r.output
+    assert "Traceback" not in r.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reports"]  # no temp file left beside it
+    assert list(target.iterdir()) == []
+
+
+def test_an_output_folder_that_refuses_files_is_refused_before_any_work(atr_run: Path, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch):
+    import longview.harness.run as run_mod
+
+    def refuse(*a, **k):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(run_mod.tempfile, "mkstemp", refuse)  # as /sys refuses root
+    r = CliRunner().invoke(app, ["report", str(atr_run), "-o", str(tmp_path / "r.html")])
+    assert r.exit_code == 2, r.output
+    assert "cannot write in folder" in r.output and "Permission denied" in r.output
+    assert list(tmp_path.iterdir()) == []

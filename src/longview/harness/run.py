@@ -9,6 +9,7 @@ import asyncio
 import gc
 import json
 import os
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -164,22 +165,28 @@ def outcome(store: RunStore) -> Outcome:
                    notes=dict(store.notes))
 
 
-def check_json_path(path: Path, run_dir: Path | None = None) -> None:
-    """``--json PATH`` is writable as a file, and not inside the run folder: checked before
-    anything is written, so a bad path costs nothing."""
+def check_output_file(path: Path, flag: str, run_dir: Path | None = None) -> None:
+    """An output file named by ``flag`` (``--json``, ``-o``) can be written, and is not inside the
+    run folder: checked before anything is computed or written, so a bad path costs nothing. The
+    folder is probed by creating (and removing) a file there: permission bits do not tell root
+    that /sys or a read-only mount refuses it."""
     if path.exists() and not path.is_file():
-        raise ConfigError(f"--json {path}: is a folder (or not a regular file); expected a file path")
+        raise ConfigError(f"{flag} {path}: is a folder (or not a regular file); expected a file path")
     parent = path.parent
     if not parent.is_dir():
-        raise ConfigError(f"--json {path}: folder {parent} does not exist")
-    if not os.access(parent, os.W_OK):
-        raise ConfigError(f"--json {path}: folder {parent} is not writable")
+        raise ConfigError(f"{flag} {path}: folder {parent} does not exist")
+    try:
+        fd, probe = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".probe")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise ConfigError(f"{flag} {path}: cannot write in folder {parent} ({e.strerror or e})") from None
     if path.exists() and not os.access(path, os.W_OK):
-        raise ConfigError(f"--json {path}: file is not writable")
+        raise ConfigError(f"{flag} {path}: file is not writable")
     if run_dir is not None:
         real, root = path.resolve(), run_dir.resolve()
         if real == root or real.is_relative_to(root):
-            raise ConfigError(f"--json {path}: inside the run folder {run_dir}, which holds only what longview "
+            raise ConfigError(f"{flag} {path}: inside the run folder {run_dir}, which holds only what longview "
                               "writes there (it has scorecard.json already); choose a path outside it")
 
 

@@ -104,9 +104,10 @@ class Manifest(BaseModel):
     )
 
 
-def atomic_write(path: Path, text: str, *, make_parents: bool = True) -> None:
+def atomic_write(path: Path, text: str, *, make_parents: bool = True, redact_secrets: bool = True) -> None:
     """Write via a unique temp file in the same folder and rename, so a crash never leaves half a
-    file (nor clobbers a neighbour); secrets are masked. OS failures become :class:`ConfigError`."""
+    file (nor clobbers a neighbour); secrets are masked unless the caller's text is made only of
+    already-masked files (``redact_secrets=False``). OS failures become :class:`ConfigError`."""
     path = Path(path)
     if path.is_dir():
         raise ConfigError(f"{path}: is a folder; expected a file path to write")
@@ -118,7 +119,7 @@ def atomic_write(path: Path, text: str, *, make_parents: bool = True) -> None:
         raise ConfigError(f"{path}: cannot write here ({e.strerror or e})") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(redact(text))
+            f.write(redact(text) if redact_secrets else text)
         os.replace(tmp, path)
     except BaseException as e:
         Path(tmp).unlink(missing_ok=True)

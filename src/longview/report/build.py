@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from longview.kernel.runstore import atomic_write
 from longview.report.compare import Comparison, compare
 from longview.report.data import RunData, load_run, unique_labels
 from longview.report.render import render
@@ -35,10 +36,7 @@ def write_report(runs: list[RunData], out: Path, *, title: str | None = None, co
     text = render(runs, title=title, comparisons=comparisons if comparisons is not None else auto_comparisons(runs),
                   profile=profile)
     # No secret redaction pass here: every text in it comes from files that were redacted when written.
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(out.suffix + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(out)
+    atomic_write(out, text, redact_secrets=False)
     return out
 
 

@@ -26,10 +26,12 @@ def report(runs: tuple[Path, ...], out: Path, title: str | None, seed: int) -> N
 
     Opens offline from a file or a mail attachment: every script and style is inline. Two runs of
     the same suite on the same dataset also get a paired comparison."""
+    from longview.harness.run import check_output_file
     from longview.report.build import auto_comparisons, load_runs, write_report
 
     t0 = time.perf_counter()
     try:
+        check_output_file(out, "--out")
         loaded = load_runs(list(runs))
         write_report(loaded, out, title=title, comparisons=auto_comparisons(loaded, seed))
     except LongviewError as e:
@@ -47,11 +49,14 @@ def report(runs: tuple[Path, ...], out: Path, title: str | None, seed: int) -> N
 def compare(run_a: Path, run_b: Path, out: Path | None, seed: int) -> None:
     """Paired differences B − A per metric, with a paired bootstrap 95% CI over the units (personas,
     users, scenarios) scored in both runs. Rows pair by agent and variant, else by variant."""
+    from longview.harness.run import check_output_file
     from longview.report.build import load_runs, write_report
     from longview.report.compare import compare as do_compare
     from longview.report.compare import comparison_table
 
     try:
+        if out:
+            check_output_file(out, "--out")
         a, b = load_runs([run_a, run_b])
         if a.suite_name != b.suite_name:
             raise LongviewError(f"cannot compare a '{a.suite_name}' run with a '{b.suite_name}' run")
@@ -66,7 +71,10 @@ def compare(run_a: Path, run_b: Path, out: Path | None, seed: int) -> None:
     if c.unpaired:
         err.print("unpaired rows: " + ", ".join(c.unpaired))
     if out:
-        write_report([a, b], out, comparisons=[c])
+        try:
+            write_report([a, b], out, comparisons=[c])
+        except LongviewError as e:
+            fail(e)
         console.print(f"wrote {out} ({_size(out)})")
 
 
@@ -101,6 +109,8 @@ def profile(model: str, quick: bool, dry_run: bool, units: int | None, suites: t
 
     out = out or prof.default_out(model, quick)
     try:
+        if report_path:
+            harness.check_output_file(report_path, "--report")
         planned, skipped = prof.plan(model, quick=quick, out=out, suites=list(suites) or None, seed=seed,
                                      max_concurrency=max_concurrency, api_base=api_base, no_cache=no_cache, force=force,
                                      max_turns=max_turns, units=units)
