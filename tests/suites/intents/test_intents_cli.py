@@ -76,3 +76,18 @@ def test_no_history_flag_runs_the_ablation_variant():
     cells = prepare(RunConfig(suite="intents", agents=["ref:recall"], units=1,
                               suite_options={"no_history": True}), dry_run=True).cells
     assert cells and {c.variant for c in cells} == {"no_history"}
+
+
+def test_generate_writes_to_the_working_folder_and_never_clobbers(tmp_path: Path, monkeypatch):
+    from longview.suites.intents.dataset import BUILTIN
+
+    monkeypatch.chdir(tmp_path)
+    before = BUILTIN.read_bytes()
+    r = runner.invoke(app, ["intents", "generate", "--no-check"])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "intents-episodes.json").read_bytes() == before  # seed 7 is the built-in set
+    assert BUILTIN.read_bytes() == before  # the package is untouched
+    again = runner.invoke(app, ["intents", "generate", "--no-check"])
+    assert again.exit_code == 2 and "exists" in again.output and "--force" in again.output
+    folder = runner.invoke(app, ["intents", "generate", "--no-check", "--out", str(tmp_path)])
+    assert folder.exit_code == 2 and "is a folder" in folder.output

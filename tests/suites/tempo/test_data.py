@@ -167,3 +167,19 @@ def test_duplicate_scenario_ids_name_the_second_file(tmp_path):
     with pytest.raises(DataError) as e:
         load(str(tmp_path))
     assert e.value.file.endswith("b.json") and e.value.field == "id" and "a.json" in e.value.expected
+
+
+def test_generate_writes_to_the_working_folder_and_never_clobbers(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from longview.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    before = {p.name: p.read_bytes() for p in builtin_dir().glob("*.json")}
+    r = CliRunner().invoke(app, ["tempo", "generate", "--seed", "1"])
+    assert r.exit_code == 0, r.output
+    assert len(list((tmp_path / "tempo-scenarios").glob("*.json"))) == 10
+    assert {p.name: p.read_bytes() for p in builtin_dir().glob("*.json")} == before  # the package is untouched
+    again = CliRunner().invoke(app, ["tempo", "generate", "--seed", "2"])
+    assert again.exit_code == 2 and "not empty" in again.output and "--force" in again.output
+    assert CliRunner().invoke(app, ["tempo", "generate", "--seed", "2", "--force"]).exit_code == 0

@@ -11,14 +11,24 @@ app = typer.Typer(help="intents suite commands", no_args_is_help=True)
 
 
 @app.command()
-def generate(out: Path = typer.Option(None, help="Where to write the dataset JSON (default: the built-in file)."),
-             seed: int = typer.Option(7, help="Generator seed."),
-             check: bool = typer.Option(True, help="Run QC (static and oracle/literal runs) before writing.")) -> None:
-    """Generate the built-in episodes (5 personas x 20 sessions) and check them."""
-    from longview.suites.intents.dataset import BUILTIN, IntentsDataset
+def generate(out: Path = typer.Option(Path("intents-episodes.json"),
+                                      help="Where to write the dataset JSON (run it with --dataset PATH). The "
+                                           "package's built-in file is replaced only when named here."),
+             seed: int = typer.Option(7, help="Generator seed (7 = the built-in episodes)."),
+             check: bool = typer.Option(True, help="Run QC (static and oracle/literal runs) before writing."),
+             force: bool = typer.Option(False, help="Replace an existing file.")) -> None:
+    """Generate the built-in episodes' kind (5 personas x 20 sessions) and check them."""
+    from longview.kernel.runstore import atomic_write
+    from longview.suites.intents.dataset import IntentsDataset
     from longview.suites.intents.generator.build import build_dataset
     from longview.suites.intents.generator.qc import qc
 
+    if out.is_dir():
+        typer.echo(f"error: --out {out}: is a folder; expected a .json file path", err=True)
+        raise typer.Exit(2)
+    if out.exists() and not force:
+        typer.echo(f"error: --out {out}: exists; pass --force to replace it", err=True)
+        raise typer.Exit(2)
     data = build_dataset(seed)
     text = data.model_dump_json(indent=1, exclude_defaults=True)
     if check:
@@ -30,9 +40,8 @@ def generate(out: Path = typer.Option(None, help="Where to write the dataset JSO
                 typer.echo(p, err=True)
             typer.echo(f"QC failed: {len(problems)} problem(s); nothing written", err=True)
             raise typer.Exit(1)
-    target = out or BUILTIN
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text + "\n", encoding="utf-8")
+    target = out
+    atomic_write(target, text + "\n", redact_secrets=False)  # generated text: no secret can be in it
     n = sum(len(e.sessions) for e in data.episodes)
     typer.echo(f"wrote {target}: {len(data.episodes)} personas, {n} sessions" + (", QC passed" if check else ""))
 

@@ -9,17 +9,27 @@ import typer
 
 app = typer.Typer(help="Proactivity-Gym (tempo) tools.", no_args_is_help=True)
 
+OUT_HELP = ("Folder for the scenario JSON files (run them with --dataset PATH). The package's built-in "
+            "folder is replaced only when named here.")
+
 
 @app.command()
 def generate(
     seed: Annotated[int, typer.Option(help="Generator seed (0 = the built-in set).")] = 0,
-    out: Annotated[Path | None, typer.Option(help="Folder for the scenario JSON files (default: the built-in data).")] = None,
+    out: Annotated[Path, typer.Option(help=OUT_HELP)] = Path("tempo-scenarios"),
+    force: Annotated[bool, typer.Option(help="Write into a folder that already holds files.")] = False,
 ) -> None:
     """Build every scenario from the skeleton and fills, run QC, and write them if QC passes."""
     from longview.kernel.ids import write_models
-    from longview.suites.tempo.dataset import builtin_dir
     from longview.suites.tempo.generate import generate as gen
     from longview.suites.tempo.qc import check
+
+    if out.exists() and not out.is_dir():
+        typer.echo(f"error: --out {out}: exists and is not a folder", err=True)
+        raise typer.Exit(2)
+    if out.is_dir() and any(out.iterdir()) and not force:
+        typer.echo(f"error: --out {out}: folder is not empty; pass --force to write into it", err=True)
+        raise typer.Exit(2)
 
     scenarios = gen(seed)
     problems = [p for s in scenarios for p in check(s)]
@@ -27,7 +37,7 @@ def generate(
         for p in problems:
             typer.echo(f"QC: {p}", err=True)
         raise typer.Exit(1)
-    paths = write_models(out or builtin_dir(), ((s.id, s) for s in scenarios))
+    paths = write_models(out, ((s.id, s) for s in scenarios))
     typer.echo(f"{len(paths)} scenarios passed QC and were written to {paths[0].parent}")
 
 

@@ -1,4 +1,4 @@
-"""Generator of longview's built-in ATR cohort (``longview data generate atr``).
+"""Generator of longview's built-in ATR cohort (``longview atr generate``).
 
 ``build.generate(seed, n_personas)`` returns the episodes and a :class:`qc.QCReport`;
 ``build.write`` stores them as package data. See ``build.py`` for the pipeline.
