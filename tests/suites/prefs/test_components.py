@@ -178,3 +178,19 @@ def test_report_sections_and_session_outcomes(tmp_path):
     assert len(outcomes) == 33
     assert sum(o.outcome == "pass" for o in outcomes.values()) == sum(
         p.selected == p.target for p in res.probes)
+
+
+@pytest.mark.parametrize("raw", ["rag,file", ["rag,file"], ["rag", " file "], "rag, file,"])
+def test_memory_option_takes_a_comma_list_in_every_form(raw):
+    from longview.suites.prefs.suite import PrefsOptions
+
+    assert PrefsOptions(memory=raw).memory == ["rag", "file"]
+
+
+def test_memory_option_with_a_non_text_item_is_a_validation_error():
+    from pydantic import ValidationError
+
+    from longview.suites.prefs.suite import PrefsOptions
+
+    with pytest.raises(ValidationError):
+        PrefsOptions(memory=[3])

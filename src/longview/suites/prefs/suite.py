@@ -56,9 +56,12 @@ class PrefsOptions(BaseModel):
     @field_validator("memory", mode="before")
     @classmethod
     def _split(cls, v: Any) -> Any:
-        if isinstance(v, str):
-            return [x.strip() for x in v.split(",") if x.strip()]
-        return v
+        # "rag,file" wherever it comes from: -S memory=rag,file, --memory rag,file, or repeated flags.
+        items = [v] if isinstance(v, str) else v
+        if not isinstance(items, list):
+            return v
+        parts = [x for item in items for x in (item.split(",") if isinstance(item, str) else [item])]
+        return [x.strip() if isinstance(x, str) else x for x in parts if not isinstance(x, str) or x.strip()]
 
 
 class Components(BaseModel):
@@ -98,7 +101,8 @@ class PrefsSuite(Suite):
         mem = list(getattr(options, "memory", []) or [])
         for m in mem:
             if m not in self.variants:
-                raise ConfigError(f"--memory {m}: unknown memory system; known: {', '.join(self.variants)}")
+                raise ConfigError(f"memory {m!r} (-S memory= / --memory): unknown memory system; "
+                                  f"known: {', '.join(self.variants)}")
         if "mem0" in mem:
             import importlib.util
 
