@@ -91,3 +91,12 @@ def test_generate_writes_to_the_working_folder_and_never_clobbers(tmp_path: Path
     assert again.exit_code == 2 and "exists" in again.output and "--force" in again.output
     folder = runner.invoke(app, ["intents", "generate", "--no-check", "--out", str(tmp_path)])
     assert folder.exit_code == 2 and "is a folder" in folder.output
+
+
+def test_dry_run_counts_model_calls_only_for_model_agents(tmp_path: Path):
+    refs = runner.invoke(app, ["run", "intents", "--dry-run", "--units", "1", "--out", str(tmp_path / "a")])
+    assert refs.exit_code == 0 and "no model calls" in refs.output, refs.output
+    both = runner.invoke(app, ["run", "intents", "--dry-run", "--units", "1", "--agent", "ref:oracle",
+                               "--model", "mock/echo", "--out", str(tmp_path / "b")])
+    assert both.exit_code == 0 and "estimate · agent" in both.output, both.output
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()

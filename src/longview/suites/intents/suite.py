@@ -160,8 +160,9 @@ class IntentsSuite(Suite):
             for s in sessions:
                 turns = 3 + 2 * len(s.hidden_intents)
                 prompt = 3000 + min(memory, 60_000) // 4 + len(s.request) // 4
-                agent += turns
-                a_tok += turns * (prompt + 300 * turns // 2)
+                if not cell.agent.startswith("ref:"):  # reference agents are scripted: no calls
+                    agent += turns
+                    a_tok += turns * (prompt + 300 * turns // 2)
                 replies = 1 + len(s.hidden_intents)
                 judge += 2 * replies
                 j_tok += 2 * replies * 2500
@@ -169,7 +170,7 @@ class IntentsSuite(Suite):
                 u_tok += replies * 400
                 if cell.variant != "no_history":
                     memory += 1500 * turns
-        out = {"agent": (agent, a_tok)}
+        out = {"agent": (agent, a_tok)} if agent else {}
         if roles.model("judge"):
             out["judge"] = (judge, j_tok)
         if roles.model("user"):
