@@ -423,8 +423,11 @@ def list_(suite: str | None) -> None:
     t.add_row("suite", s.name, s.summary)
     for spec, desc in s.datasets.items():
         t.add_row("dataset", spec, desc)
+    defaults = s.Options()  # what the agents run without -S options or --variant
     for a, v in s.reference_agents.items():
-        t.add_row("agent", a, f"scripted reference agent (default variant: {v})")
+        runs = s.default_variants(a, defaults) or [v]
+        t.add_row("agent", a, f"scripted reference agent (default variant{'s' if len(runs) > 1 else ''}: "
+                              f"{', '.join(runs)})")
     for v, desc in s.variants.items():
         t.add_row("variant", v, desc + (" · run by --model" if v in s.model_variants else ""))
     for r in s.roles:

@@ -194,3 +194,14 @@ def test_memory_option_with_a_non_text_item_is_a_validation_error():
 
     with pytest.raises(ValidationError):
         PrefsOptions(memory=[3])
+
+
+def test_list_shows_what_each_reference_agent_runs_by_default():
+    from click.testing import CliRunner
+
+    from longview.cli import app
+
+    r = CliRunner().invoke(app, ["list", "prefs"], terminal_width=250)
+    assert r.exit_code == 0, r.output
+    line = next(x for x in r.output.splitlines() if "ref:reader" in x)
+    assert "default variants: none, rag, file, oracle" in line

@@ -54,7 +54,7 @@ class ATRSuite(Suite):
         RoleSpec(name="router", description="decides whether a user-facing message asks a standing-rule question",
                  embedded="keyword-router"),
         RoleSpec(name="classifier", description="maps a standing-rule question to the rule it asks about",
-                 embedded="topic-classifier"),
+                 embedded="decision-classifier"),
     )
     reference_agents = dict(REFERENCE_AGENTS)
     variants = {
