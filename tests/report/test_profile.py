@@ -99,3 +99,14 @@ def test_profile_runs_offline_end_to_end_and_its_report_opens_on_the_profile(tmp
     r2 = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert r2.returncode == 0, r2.stderr
     assert markers == {p: p.stat().st_mtime_ns for p in (tmp_path / "prof" / "atr").glob("cells/*/result.json")}
+
+
+def test_the_strip_axis_grows_to_show_a_model_below_its_floor():
+    from longview.report.plots import profile_strip
+
+    spec = profile_strip([{"label": "prefs", "pos": -0.83, "pos_lo": -0.9, "pos_hi": -0.7},
+                          {"label": "atr", "pos": 0.5, "pos_lo": 0.4, "pos_hi": 1.2}])
+    scale = spec["layer"][2]["encoding"]["x"]["scale"]
+    assert scale["domainMin"] == pytest.approx(-0.95) and scale["domainMax"] == pytest.approx(1.25)
+    inside = profile_strip([{"label": "atr", "pos": 0.5, "pos_lo": 0.4, "pos_hi": 0.6}])
+    assert inside["layer"][2]["encoding"]["x"]["scale"] == {"domainMin": -0.05, "domainMax": 1.05}

@@ -107,6 +107,9 @@ def profile_strip(points: list[dict[str, Any]]) -> dict[str, Any]:
     headline value with its interval, on the share of that band (0 = floor, 1 = ceiling)."""
     data = [p for p in points if p.get("pos") is not None]
     order = [p["label"] for p in data]
+    # A model may fall below its floor or above its ceiling: the axis grows to show it, never clips.
+    ends = [v for p in data for v in (p.get("pos"), p.get("pos_lo"), p.get("pos_hi")) if v is not None]
+    domain = {"domainMin": min([-0.05, *(v - 0.05 for v in ends)]), "domainMax": max([1.05, *(v + 0.05 for v in ends)])}
     y = {"field": "label", "type": "nominal", "sort": order, "title": None}
     spec = _base(max(40, 34 * len(order)), width=420)
     spec.update({
@@ -119,7 +122,7 @@ def profile_strip(points: list[dict[str, Any]]) -> dict[str, Any]:
              "encoding": {"y": y, "x": {"field": "pos_lo", "type": "quantitative"}, "x2": {"field": "pos_hi"}}},
             {"mark": {"type": "point", "filled": True, "size": 90, "color": "#4c78a8"},
              "encoding": {"y": y, "x": {"field": "pos", "type": "quantitative", "title": "floor → ceiling",
-                                        "scale": {"domainMin": -0.05, "domainMax": 1.05}},
+                                        "scale": domain},
                           "tooltip": [{"field": "label"}, {"field": "metric"}, {"field": "value", "format": ".3f"},
                                       {"field": "floor", "format": ".3f"}, {"field": "ceiling", "format": ".3f"}]}},
         ],
