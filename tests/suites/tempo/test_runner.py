@@ -39,3 +39,12 @@ def test_time_triggered_task_needs_the_agents_own_wakeup(builtin):
     r = run(sc, "operator", "oracle")
     woke = [a for a in r.activations if a.kind == "wakeup" and a.ref.startswith("scheduled:")]
     assert woke and woke[0].at == sc.task("t04").at
+
+
+def test_a_delegated_joint_change_is_carried_out_whole(builtin):
+    # t02's change is an event plus its reminder (joint group G2); the Operator delegates t02, so the
+    # oracle's reminder is carried out too, not refused as undelegated.
+    for sc in builtin.scenarios:
+        r = run(sc, "operator", "oracle")
+        refused = [e for e in r.world.log if e.kind == "execute" and not e.ok]
+        assert refused == [], (sc.id, [(e.tool, e.error) for e in refused])

@@ -43,7 +43,10 @@ class TempoEnv(Toolkit):
         self.world = world or TempoWorld.initial(scenario)
         self.session = ""
         self.replies: list[str] = []  # immediate user replies produced during the current turn
-        self.delegated = {t.action for t in scenario.tasks if t.action and t.depth[persona] == "execute"}
+        # A delegated change is delegated whole: its joint partners too (an event and its reminder).
+        own = {t.action for t in scenario.tasks if t.action and t.depth[persona] == "execute"}
+        groups = {a.joint for a in scenario.actions if a.id in own and a.joint}
+        self.delegated = own | {a.id for a in scenario.actions if a.joint in groups}
         super().__init__()
 
     # ---- helpers ------------------------------------------------------------------------------
