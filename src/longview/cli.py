@@ -191,6 +191,10 @@ def _run(suite: Any, kw: dict[str, Any]) -> None:
         fail(LongviewError(f"{flag}: {first['msg']} (got {first.get('input')!r:.80})"))
     except ValueError as e:
         fail(LongviewError(" ".join(str(e).split())))
+    available = len(prepared.dataset.unit_ids())
+    if cfg.units is not None and cfg.units > available:
+        err.print(f"note: {cfg.units} units asked for; dataset '{prepared.manifest.dataset.name}' has {available}, "
+                  "so all of them run", highlight=False)
     if kw["dry_run"]:
         est = suite.estimate(prepared.cells, prepared.dataset, prepared.roles, prepared.options)
         console.print(plan_table(suite.name, prepared.cells, est, bool(cfg.models or cfg.role_models)))

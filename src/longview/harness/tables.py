@@ -21,7 +21,7 @@ def rows_table(sc: Any) -> Table:
     data = sc.to_json_dict()
     rows = data["rows"]
     names = list(dict.fromkeys(k for r in rows for k in r["metrics"]))
-    t = Table(title=f"{data['suite']} scorecard · {data['dataset']['name']} ({data['dataset'].get('units', '?')} units, unit-macro, 95% CI)")
+    t = Table(title=f"{data['suite']} scorecard · {data['dataset']['name']} ({_count(data['dataset'].get('units'), 'unit')}, unit-macro, 95% CI)")
     t.add_column("Agent")
     t.add_column("Variant")
     t.add_column("N", justify="right")
@@ -36,7 +36,7 @@ def rows_table(sc: Any) -> Table:
 def plan_table(suite: str, cells: list[Any], estimate: dict[str, tuple[int, int]], model_roles: bool) -> Table:
     """--dry-run: cells per (agent, variant) and estimated calls and input tokens per role."""
     units = len({c.unit for c in cells})
-    t = Table(title=f"Dry run · {suite}: {len(cells)} cells over {units} units (nothing is called)")
+    t = Table(title=f"Dry run · {suite}: {_count(len(cells), 'cell')} over {_count(units, 'unit')} (nothing is called)")
     t.add_column("agent")
     t.add_column("variant")
     t.add_column("cells", justify="right")
@@ -69,3 +69,8 @@ def usage_table(usage: dict[str, Any]) -> Table:
                   str(u.get("cache_hits", 0)), str(inp), str(u.get("cached_tokens", 0)),
                   f"{share:.0%}", str(u.get("output_tokens", 0)), cost)
     return t
+
+
+def _count(n: object, noun: str) -> str:
+    """``1 unit``, ``20 units``, ``? units`` when unknown."""
+    return f"{n} {noun}" if n == 1 else f"{'?' if n is None else n} {noun}s"

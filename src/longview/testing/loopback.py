@@ -402,7 +402,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
     ap.add_argument("--port", type=int, default=0, help="0 picks a free port")
     ap.add_argument("--agent", choices=sorted(AGENTS), default="tool_then_finish")
-    ap.add_argument("--lifetime", type=float, default=DEFAULT_LIFETIME, help="stop after this many seconds")
+    ap.add_argument("--lifetime", type=float, default=DEFAULT_LIFETIME,
+                    help="stop after this many seconds, or sooner when standard input closes (its parent went away): "
+                         "started from a shell in the background, keep stdin open, e.g. `sleep 3600 | python -m ...`")
     args = ap.parse_args(argv)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_main(args))
