@@ -465,6 +465,33 @@ def test_parse_completion_text_tool_calls_and_usage():
     assert turn.usage == Usage(input_tokens=120, cached_tokens=100, output_tokens=7)
 
 
+@pytest.mark.parametrize("body", [
+    {"choices": "x"}, {"choices": [None]}, {"choices": [{"message": "text"}]}, {"choices": [{"message": None}]},
+    {"choices": [{"message": {"tool_calls": "zz"}}]}, {"choices": [{"message": {"tool_calls": [1]}}]},
+    {"choices": [{"message": {"tool_calls": [{"function": "f"}]}}]}, {"choices": [{"message": {"content": 5}}]},
+    {"choices": [{"message": {"tool_calls": [{"id": 3, "function": {"name": "f"}}]}}]},
+    {"choices": [{"message": {"tool_calls": [{"function": {"name": ["f"]}}]}}]},
+])
+def test_a_malformed_completion_is_a_retryable_provider_fault_never_an_answer(body):
+    with pytest.raises(ProviderError, match="malformed response") as e:
+        parse_completion(body)
+    assert e.value.retryable
+
+
+def test_completion_text_is_made_writable_and_odd_parts_are_tolerated():
+    data = {"choices": [{"message": {
+        "content": "hi \ud800", "tool_calls": [
+            {"id": "c1", "function": {"name": "f", "arguments": '{"p": "a\\ud800b", "ok": "\\ud83d\\ude00"}'}},
+            {"id": "c2", "function": {"name": "g", "arguments": "[" * 50_000 + "]" * 50_000}}]}}],
+        "usage": [1]}
+    turn = parse_completion(data)
+    assert turn.text == "hi \ufffd"  # an unpaired surrogate cannot be written as UTF-8
+    assert turn.tool_calls[0].arguments == {"p": "a\ufffdb", "ok": "\U0001f600"}  # a real pair is kept
+    assert list(turn.tool_calls[1].arguments) == ["__raw__"]  # too deep to parse: the tool layer answers it
+    assert turn.usage == Usage()
+    json.dumps(turn.model_dump(), ensure_ascii=False).encode("utf-8")  # writable
+
+
 def test_parse_completion_error_body_is_classified():
     with pytest.raises(ProviderError) as exc:
         parse_completion({"error": {"message": "upstream overloaded", "code": 502}})

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import ssl
 import weakref
 from collections.abc import AsyncIterator
@@ -224,13 +225,32 @@ def parse_arguments(raw: Any) -> dict[str, Any]:
         return {}
     try:
         value = json.loads(raw)
-    except (TypeError, ValueError):
+        if isinstance(value, dict) and _ESCAPED_SURROGATE.search(raw):  # rare: clean what it decoded to
+            value = _clean(value)
+    except (TypeError, ValueError, RecursionError):
         value = None
     return (
         value
         if isinstance(value, dict)
-        else {RAW_ARGUMENTS: raw if isinstance(raw, str) else str(raw)}
+        else {RAW_ARGUMENTS: _clean(raw) if isinstance(raw, str) else str(raw)}
     )
+
+
+# A JSON string may hold an unpaired surrogate escape ("\ud800"): legal JSON, but not text that can
+# be encoded as UTF-8, so a trace or the next request could not be written. Each becomes U+FFFD.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _clean(value: Any) -> Any:
+    """``value`` with every unpaired surrogate in its strings (keys too) replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
 
 
 _TOOLS_JSON: dict[tuple[int, ...], tuple[list[dict], str]] = {}
@@ -266,8 +286,16 @@ def to_openai_tools(tools: list[dict]) -> list[dict]:
 def _text(content: Any) -> str | None:
     # Some servers return content as a list of typed parts.
     if isinstance(content, list):
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return content if isinstance(content, str) and content else None
+        content = "".join(t for p in content if isinstance(p, dict) and isinstance(t := p.get("text", ""), str))
+    elif content is not None and not isinstance(content, str):
+        raise _malformed(f"message content is a {type(content).__name__}, not text")
+    return _clean(content) if content else None
+
+
+def _malformed(what: str) -> ProviderError:
+    """A 200 whose body is not a chat completion: a provider fault, retried like a 5xx and then
+    recorded as an aborted cell, never taken as the model's answer."""
+    return ProviderError(f"malformed response: {what}", retryable=True)
 
 
 def _int(value: Any) -> int:
@@ -277,7 +305,8 @@ def _int(value: Any) -> int:
 def parse_usage(usage: dict[str, Any] | None) -> Usage:
     """Token counts, including OpenAI's ``prompt_tokens_details.cached_tokens`` (or DeepSeek's)."""
     u = usage or {}
-    details = u.get("prompt_tokens_details") or {}
+    details = u.get("prompt_tokens_details")
+    details = details if isinstance(details, dict) else {}
     cached = _int(details.get("cached_tokens")) or _int(u.get("prompt_cache_hit_tokens"))
     cost = u.get("cost")  # OpenRouter reports the charged amount itself
     return Usage(
@@ -304,19 +333,26 @@ def parse_completion(data: Any) -> AssistantTurn:
             status = code if isinstance(code, int) else None
             raise ProviderError(str(err.get("message") or err)[:300], status=status)
         raise ProviderError("response has no choices")
-    msg = choices[0].get("message") or {}
+    if not isinstance(choices, list) or not isinstance(choices[0], dict):
+        raise _malformed("choices is not a list of objects")
+    msg = choices[0].get("message")
+    if not isinstance(msg, dict):
+        raise _malformed("the first choice has no message object")
+    raw_calls = msg.get("tool_calls") or []
+    if not isinstance(raw_calls, list):
+        raise _malformed("tool_calls is not a list")
     calls = []
-    for i, tc in enumerate(msg.get("tool_calls") or []):
-        fn = tc.get("function") or {}
-        calls.append(
-            ToolCall(
-                id=tc.get("id") or f"call_{i}",
-                name=fn.get("name") or "",
-                arguments=parse_arguments(fn.get("arguments")),
-            )
-        )
+    for i, tc in enumerate(raw_calls):
+        fn = tc.get("function") if isinstance(tc, dict) else None
+        if not isinstance(fn, dict):
+            raise _malformed(f"tool call {i} has no function object")
+        name, id_ = fn.get("name") or "", tc.get("id") or f"call_{i}"
+        if not isinstance(name, str) or not isinstance(id_, str):
+            raise _malformed(f"tool call {i}: its name and id must be text")
+        calls.append(ToolCall(id=_clean(id_), name=_clean(name), arguments=parse_arguments(fn.get("arguments"))))
+    usage = data.get("usage")
     return AssistantTurn(
-        text=_text(msg.get("content")), tool_calls=calls, usage=parse_usage(data.get("usage"))
+        text=_text(msg.get("content")), tool_calls=calls, usage=parse_usage(usage if isinstance(usage, dict) else None)
     )
 
 
@@ -471,7 +507,7 @@ class OpenAICompatClient:
             )
         try:
             data = resp.json()
-        except ValueError:
+        except (ValueError, RecursionError):
             # A 2xx that is not JSON is a gateway hiccup, not a bad request.
             raise ProviderError(
                 "response body is not JSON", status=resp.status_code, retryable=True
@@ -481,6 +517,7 @@ class OpenAICompatClient:
             msg = (data.get("choices") or [{}])[0].get("message") or {}
             reasoning = msg.get("reasoning_content")
             if isinstance(reasoning, str) and reasoning:
+                reasoning = _clean(reasoning)
                 if len(self._reasoning) >= self._REASONING_CAP:
                     self._reasoning.pop(next(iter(self._reasoning)))
                 self._reasoning[_turn_key(turn.text, turn.tool_calls)] = reasoning
