@@ -54,6 +54,25 @@ def test_file_tools_never_leave_the_workspace(tmp_path):
     assert (tmp_path / "ws" / "sub" / "r.md").read_text() == "hello X\nend"
 
 
+def test_a_path_the_os_refuses_is_a_tool_error_for_the_agent(tmp_path):
+    _, t = kit(tmp_path)
+    for tool, args in [("write_file", {"path": "a\x00b", "content": "x"}), ("write_file", {"path": "y" * 5000, "content": "x"}),
+                       ("read_file", {"path": "z" * 5000}), ("list_dir", {"path": "q" * 5000}),
+                       ("edit_file", {"path": "e" * 5000, "old_text": "a", "new_text": "b"}),
+                       ("delete_file", {"path": "d\x00"})]:
+        r = t.call(tool, args)
+        assert not r.ok and ("Invalid path" in r.error or "Cannot use path" in r.error), (tool, r.error)
+
+
+def test_what_the_agent_writes_to_the_workspace_is_masked(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-abcdef1234567890")
+    _, t = kit(tmp_path)
+    assert t.call("write_file", {"path": "n.md", "content": "key sk-test-abcdef1234567890"}).ok
+    assert t.call("edit_file", {"path": "n.md", "old_text": "key", "new_text": "sk-test-abcdef1234567890"}).ok
+    text = (tmp_path / "ws" / "n.md").read_text()
+    assert "abcdef1234567890" not in text and "***" in text
+
+
 def test_read_csv_and_pdf(tmp_path):
     _, t = kit(tmp_path)
     (tmp_path / "ws" / "d.csv").write_text("a,b\n1,2\n3,4\n")

@@ -4,16 +4,42 @@ the workspace root (paths are resolved, symlinks included, and must stay under i
 from __future__ import annotations
 
 import csv
+import errno
+import functools
 import io
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from longview.domains.apps.pdf import extract_text
+from longview.kernel.models.secrets import redact
 from longview.kernel.tools import ToolError, ToolKind, tool
 
 R, W = ToolKind.READ, ToolKind.WRITE
 MAX_READ = 20000  # characters returned by one read_file call
 TEXT_SUFFIXES = {".txt", ".md", ".csv", ".tsv", ".json", ".yaml", ".yml", ".py", ".html", ".xml", ".tex", ".log", ""}
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# Failures that a path the agent chose can cause: the agent is told, as with any tool error. Others
+# (a full or failing disk) are the machine's and stop the cell.
+_PATH_ERRNOS = {errno.ENAMETOOLONG, errno.EINVAL, errno.EISDIR, errno.ENOTDIR, errno.EEXIST, errno.ENOENT,
+                errno.ELOOP, errno.ENOTEMPTY}
+
+
+def _path_errors(fn: F) -> F:
+    @functools.wraps(fn)
+    def wrapper(self: Any, path: Any = ".", *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(self, path, *args, **kwargs)
+        except ValueError as e:  # e.g. an embedded NUL byte
+            raise ToolError(f"Invalid path {str(path)[:200]!r}: {e}") from None
+        except OSError as e:
+            if e.errno not in _PATH_ERRNOS:
+                raise
+            raise ToolError(f"Cannot use path {str(path)[:200]!r}: {e.strerror or e}") from None
+    return wrapper  # type: ignore[return-value]
 
 
 class WorkspaceFiles:
@@ -32,6 +58,7 @@ class WorkspaceFiles:
         return p.relative_to(self.root.resolve()).as_posix() or "."
 
     @tool(R, tags=("files",))
+    @_path_errors
     def list_dir(self, path: str = ".") -> dict[str, Any]:
         """List a workspace directory (names; directories end with /).
 
@@ -45,6 +72,7 @@ class WorkspaceFiles:
         return {"path": self._rel(p), "entries": entries}
 
     @tool(R, tags=("files",))
+    @_path_errors
     def read_file(self, path: str, offset: int = 0) -> dict[str, Any]:
         """Read a workspace file: text as is, CSV as rows, PDF as extracted text.
 
@@ -78,6 +106,7 @@ class WorkspaceFiles:
         return out
 
     @tool(W, tags=("files",))
+    @_path_errors
     def write_file(self, path: str, content: str) -> dict[str, Any]:
         """Create or overwrite a workspace text file (parent folders are created).
 
@@ -89,10 +118,11 @@ class WorkspaceFiles:
         if p.is_dir():
             raise ToolError(f"{path} is a directory.")
         p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(content, encoding="utf-8")
+        p.write_text(redact(content), encoding="utf-8")  # the workspace is kept in the run folder
         return {"message": "File written.", "path": self._rel(p), "chars": len(content)}
 
     @tool(W, tags=("files",))
+    @_path_errors
     def edit_file(self, path: str, old_text: str, new_text: str) -> dict[str, Any]:
         """Replace one exact occurrence of old_text with new_text in a workspace file.
 
@@ -108,10 +138,11 @@ class WorkspaceFiles:
         n = text.count(old_text)
         if n != 1:
             raise ToolError(f"old_text occurs {n} times in {path}; it must occur exactly once.")
-        p.write_text(text.replace(old_text, new_text), encoding="utf-8")
+        p.write_text(redact(text.replace(old_text, new_text)), encoding="utf-8")
         return {"message": "File edited.", "path": self._rel(p)}
 
     @tool(W, tags=("files",))
+    @_path_errors
     def delete_file(self, path: str) -> dict[str, Any]:
         """Delete a workspace file.
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from longview.kernel.agent import Message
+from longview.kernel.models.secrets import redact
 from longview.kernel.tools import Toolkit
 from longview.memory.base import MemorySnapshot, render_session
 
@@ -31,8 +32,8 @@ class FileMemory:
         self.count += 1
         body = render_session(self.count, messages, text_limit=self.text_limit, args_limit=self.text_limit)
         head = f"<!-- {session_id}{' @ ' + when if when else ''} -->\n"
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(head + body + "\n\n")
+        with self.path.open("a", encoding="utf-8") as fh:  # kept in the run folder: secrets masked
+            fh.write(redact(head + body + "\n\n"))
 
     def context(self, query: str = "") -> str:
         text = self.path.read_text(encoding="utf-8")
@@ -46,4 +47,4 @@ class FileMemory:
 
     def restore(self, snap: MemorySnapshot) -> None:
         text, self.count = snap
-        self.path.write_text(text, encoding="utf-8")
+        self.path.write_text(redact(text), encoding="utf-8")

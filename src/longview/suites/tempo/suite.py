@@ -18,6 +18,7 @@ from longview.harness.suite import Cell, RoleSpec, Suite
 from longview.kernel.agent import Agent
 from longview.kernel.errors import CellAborted
 from longview.kernel.ids import write_models
+from longview.kernel.models.secrets import redact
 from longview.kernel.stats import macro_mean
 from longview.suites.tempo import dataset as ds
 from longview.suites.tempo.agents import ReferenceAgent
@@ -161,14 +162,14 @@ class TempoSuite(Suite):
             rec = RunRecord(repeat=r, score=s, trust=world.trust.history, activations=len(run.activations),
                             conflicts=conflicts(scenario, world), judge=judged)
             base.runs.append(rec)
-            (ctx.folder / f"{prefix}run.json").write_text(json.dumps({
+            (ctx.folder / f"{prefix}run.json").write_text(redact(json.dumps({
                 "scenario": scenario.id, "persona": persona, "agent": ctx.cell.agent, "days": scenario.days,
                 "start": scenario.start.isoformat(), "availability": scenario.availability.model_dump(mode="json"),
                 "activations": [a.model_dump(mode="json") for a in run.activations],
                 "world": world.model_dump(mode="json"), "score": s.model_dump(mode="json"),
                 "decision_window": scenario.decision_window.model_dump(mode="json"),
                 "conflicts": rec.conflicts,
-            }, ensure_ascii=False, indent=1), encoding="utf-8")
+            }, ensure_ascii=False, indent=1)), encoding="utf-8")  # the world log holds the model's texts
         return base
 
     def _fresh(self, ctx: CellContext, scenario: Any, persona: str, r: int) -> Agent:
