@@ -35,6 +35,8 @@ def snapshot(root: Path) -> dict[str, str]:
                 out[rel] = f"link -> {os.readlink(p)}"
             elif p.is_dir():
                 out[rel] = "dir"
+            elif not p.is_file():  # a FIFO or device: reading it would block or never end
+                out[rel] = "special"
             else:
                 out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -234,3 +235,23 @@ def test_hostile_dataset_is_refused_cleanly_or_stays_inside(suite, case, tmp_pat
     allowed = ("run", "scorecard.json", "cache")
     assert all(k.split("/")[0] in allowed for k in changed), sorted(changed)
 
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+@pytest.mark.parametrize("suite", SUITES)
+def test_a_dataset_file_that_is_not_a_regular_file_is_refused_without_reading_it(suite, kind, tmp_path):
+    # A FIFO would block the read forever and /dev/zero never end: both are refused by their type.
+    folder, spec, file = SAMPLES[suite]
+    target = tmp_path / "data"
+    shutil.copytree(folder, target)
+    damaged = target / file.relative_to(folder)
+    damaged.unlink()
+    if kind == "fifo":
+        os.mkfifo(damaged)
+    else:
+        damaged.symlink_to("/dev/zero")
+    before = snapshot(tmp_path)
+    run = invoke(_run_args(suite, spec.replace(str(folder), str(target)), tmp_path / "run"), tmp_path)
+    assert_clean_failure(run, names=damaged.name)
+    assert "a regular file" in run.text
+    assert snapshot(tmp_path) == before

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import stat
 import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
 MAX_ID_LEN = 128  # characters; leaves room for a suffix and a hash under the 255-byte name limit
 MAX_DEPTH = 64  # nesting of JSON containers a dataset file may use
+MAX_FILE_BYTES = 256 << 20  # one dataset JSON file; the released benchmarks are far below it
 _SEPARATORS = ("/", "\\")
 # Names kept verbatim: lowercase ASCII letters, digits, '_', '.', '-', not starting with '.'.
 _PLAIN = re.compile(r"[a-z0-9_-][a-z0-9_.-]{0,95}")
@@ -153,16 +155,26 @@ def read_json(path: Path, record: str = "<file>") -> Any:
 
     Every failure is a :class:`DataError` naming the file (never a traceback).
     """
+    return parse_json(read_text(path, record), str(path), record)
+
+
+def read_text(path: Path, record: str = "<file>") -> str:
+    """A dataset file's text: a regular file of bounded size, UTF-8; else a :class:`DataError`."""
     file = str(path)
     try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block, a device (/dev/zero) never end
+            raise DataError(file, record, "<root>", "a regular file")
+        if st.st_size > MAX_FILE_BYTES:
+            raise DataError(file, record, "<root>", f"a JSON file of at most {MAX_FILE_BYTES >> 20} MiB "
+                                                    f"({st.st_size >> 20} MiB)")
         raw = path.read_bytes()
     except OSError as e:
         raise DataError(file, record, "<root>", f"a readable file ({e.strerror or e})") from None
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise DataError(file, record, "<root>", f"UTF-8 text (invalid byte at offset {e.start})") from None
-    return parse_json(text, file, record)
 
 
 def parse_json(text: str, file: str, record: str = "<file>") -> Any:

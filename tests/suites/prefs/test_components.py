@@ -140,6 +140,19 @@ def test_dataset_file_semantic_errors(tmp_path):
         load_file(str(p))
 
 
+@pytest.mark.parametrize("where", ["session", "change"])
+def test_a_day_that_is_not_a_calendar_date_is_refused_at_load(tmp_path, where):
+    data = json.loads(generate(3, users=1).model_dump_json())
+    if where == "session":
+        data["users"][0]["sessions"][0]["day"] = "2026-13-45"
+    else:
+        data["users"][0]["user"]["changes"][0]["day"] = "someday"
+    p = tmp_path / "bad.json"
+    p.write_text(json.dumps(data))
+    with pytest.raises(DataError, match="day"):
+        load_file(str(p))
+
+
 def test_repeats_run_every_probe_k_times(tmp_path):
     suite = PrefsSuite()
     ctx = make_ctx(tmp_path, "ref:oracle", "oracle")

@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from longview.kernel.errors import ConfigError, DataError
-from longview.kernel.ids import check_id, parse_json, read_json
+from longview.kernel.ids import check_id, parse_json, read_json, read_text
 from longview.suites.intents.schema import Dataset, Episode
 
 BUILTIN = Path(__file__).parent / "data" / "builtin.json"
@@ -99,13 +99,8 @@ def check_ids(episodes: list[Episode], files: list[str]) -> dict[str, Episode]:
 
 def load_json_dataset(path: Path, name: str) -> IntentsDataset:
     """A whole dataset in one JSON file (``{"version": 1, "episodes": [...]}``, as the built-in)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-        raw = parse_json(text, str(path))  # DataError: invalid, nested too deep, lone surrogates
-    except OSError as e:
-        raise DataError(str(path), "<file>", "<root>", f"a readable file ({e.strerror})") from None
-    except ValueError as e:
-        raise DataError(str(path), "<file>", "<root>", f"valid JSON ({e})") from None
+    text = read_text(path)  # DataError: not a regular file, unreadable, too large, not UTF-8
+    raw = parse_json(text, str(path))  # DataError: invalid, nested too deep, lone surrogates
     ds = validate_dataset(raw, str(path))
     episodes = check_ids(ds.episodes, [str(path)] * len(ds.episodes))
     return IntentsDataset(name=name, sha256=hashlib.sha256(text.encode()).hexdigest(), episodes=episodes)
@@ -113,7 +108,7 @@ def load_json_dataset(path: Path, name: str) -> IntentsDataset:
 
 def load_folder_dataset(folder: Path, name: str) -> IntentsDataset:
     """A folder of episode files: every ``*.json`` in it (sorted by name) is one :class:`Episode`."""
-    files = sorted(p for p in folder.glob("*.json") if p.is_file())
+    files = sorted(folder.glob("*.json"))  # each must be a regular file: read_json says so otherwise
     if not files:
         raise ConfigError(f"intents dataset {name!r}: no *.json episode files in {folder}")
     h = hashlib.sha256()

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from longview.kernel.errors import DataError
 from longview.kernel.stats import seed_from
-from longview.suites.prefs.model import CONTEXTS, Context, taxonomy
+from longview.suites.prefs.model import CONTEXTS, Context, IsoDate, taxonomy
 from longview.suites.prefs.scenes import Scene, SceneBuilder, SceneKind
 from longview.suites.prefs.world import PrefsWorld, Record
 
@@ -55,7 +55,7 @@ class ChangeEvent(BaseModel):
     attribute: str = Field(description="Attribute of the changed cell.")
     old: str = Field(description="Setting before the change.")
     new: str = Field(description="Setting from the change on.")
-    day: str = Field(description="ISO date of the change-event session.")
+    day: IsoDate = Field(description="ISO date of the change-event session.")
     sid: str = Field(description="The change-event session id.")
 
 

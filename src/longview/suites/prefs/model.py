@@ -7,17 +7,26 @@ that the interaction wrapper realises and the deterministic checks test. Loaded 
 
 from __future__ import annotations
 
+from datetime import date
 from functools import lru_cache
 from importlib.resources import files
-from typing import Literal
+from typing import Annotated, Literal
 
 import yaml
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, Field, ValidationError, model_validator
 
 from longview.kernel.errors import DataError
 
 CONTEXTS: tuple[Context, ...] = ("work", "personal")
 Context = Literal["work", "personal"]
+
+
+def _iso_date(day: str) -> str:
+    date.fromisoformat(day)  # ValueError -> a validation error naming the field
+    return day
+
+
+IsoDate = Annotated[str, AfterValidator(_iso_date)]  # a session's calendar day, YYYY-MM-DD
 
 
 class Setting(BaseModel):

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from longview.suites.prefs.model import Context
+from longview.suites.prefs.model import Context, IsoDate
 from longview.suites.prefs.world import Record
 
 SceneKind = Literal["accumulation", "change", "probe_final", "probe_pre"]
@@ -72,7 +72,7 @@ class Scene(BaseModel):
     context: Literal["work", "personal"] = Field(description="Context.")
     attribute: str = Field(description="The attribute whose choice the task makes necessary.")
     kind: Literal["accumulation", "change", "probe_final", "probe_pre"] = Field(description="Session kind.")
-    day: str = Field(description="ISO date.")
+    day: IsoDate = Field(description="ISO date.")
     request: str = Field(description="The opening message (a user request, or an event notice for outreach).")
     opening: Literal["user", "event"] = Field(default="user", description="Who opens the session.")
     noun: str = Field(default="", description="Everyday name of the task, used by the user's reactions.")

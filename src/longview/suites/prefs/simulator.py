@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from longview.kernel.stats import seed_from
 from longview.suites.prefs.checks import observe
 from longview.suites.prefs.dataset import User
-from longview.suites.prefs.model import taxonomy
+from longview.suites.prefs.model import IsoDate, taxonomy
 from longview.suites.prefs.scenes import Scene
 from longview.suites.prefs.wrapper import Realization
 from longview.users.base import UserIntent
@@ -35,7 +35,7 @@ CONTEXT_PHRASE = {"work": "for work things", "personal": "for my own life outsid
 class SimEntry(BaseModel):
     """One dated entry of the simulator's memory (how the PA treated the user; no task details)."""
 
-    day: str = Field(description="ISO date.")
+    day: IsoDate = Field(description="ISO date.")
     context: str = Field(description="work / personal.")
     attribute: str = Field(description="Attribute the session exercised.")
     outcome: Literal["matched", "corrected", "rule_stated"] = Field(description="What happened.")

@@ -68,8 +68,8 @@ def load(spec: str, persona: str | None = None) -> TempoDataset:
     h = hashlib.sha256()
     scenarios = []
     for f in files:
+        scenarios.append(load_file(f))  # first: an unreadable entry (a folder, a loop) is a DataError
         h.update(f.name.encode() + b"\0" + f.read_bytes())
-        scenarios.append(load_file(f))
     seen: dict[str, Path] = {}
     for f, s in zip(files, scenarios, strict=True):
         if s.id in seen:
