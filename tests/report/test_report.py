@@ -176,3 +176,28 @@ def test_an_output_folder_that_refuses_files_is_refused_before_any_work(atr_run:
     assert r.exit_code == 2, r.output
     assert "cannot write in folder" in r.output and "Permission denied" in r.output
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("damage", ["deep_transcript", "transcript_is_a_folder", "marker_is_a_list", "deep_manifest"])
+def test_a_damaged_run_folder_is_a_note_or_one_clear_error_never_a_traceback(atr_run: Path, tmp_path: Path, damage: str):
+    run = tmp_path / "run"
+    shutil.copytree(atr_run, run)
+    cell = sorted((run / "cells").iterdir())[0]
+    trace = sorted(cell.glob("*.jsonl"))[0]
+    if damage == "deep_transcript":
+        trace.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    elif damage == "transcript_is_a_folder":
+        trace.unlink()
+        trace.mkdir()
+    elif damage == "marker_is_a_list":
+        (cell / "result.json").write_text("[]")
+    else:
+        (run / "manifest.json").write_text("[" * 100_000 + "]" * 100_000)
+    r = CliRunner().invoke(app, ["report", str(run), "-o", str(tmp_path / "r.html")])
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    if damage == "deep_manifest":
+        assert r.exit_code == 2 and "manifest.json" in r.output
+    else:
+        assert r.exit_code == 0, r.output
+        if damage == "transcript_is_a_folder":
+            assert "not readable" in (tmp_path / "r.html").read_text()

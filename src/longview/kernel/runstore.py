@@ -463,8 +463,8 @@ class RunStore:
         for line in lines:
             try:
                 entry = json.loads(line)
-            except ValueError:
-                bad += 1  # the line in flight when an invocation was killed
+            except (ValueError, RecursionError):
+                bad += 1  # the line in flight when an invocation was killed (or damage)
                 continue
             if isinstance(entry, dict):
                 entries.append(entry)

@@ -84,7 +84,7 @@ def per_unit(row: dict[str, Any]) -> dict[str, dict[str, float | None]]:
 def _read_json(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, RecursionError) as e:
         raise DataError(str(path), "<file>", "<root>", f"readable JSON ({' '.join(str(e).split())[:120]})") from None
     if not isinstance(data, dict):
         raise DataError(str(path), "<file>", "<root>", "a JSON object")
@@ -133,8 +133,9 @@ def _cell_info(folder: Path) -> CellInfo:
     if marker.is_file():
         try:
             res = json.loads(marker.read_text(encoding="utf-8"))
-        except ValueError:
+        except (OSError, ValueError, RecursionError):
             res = {}
+        res = res if isinstance(res, dict) else {}  # a damaged marker: the cell is listed from its name
         status, reason = str(res.get("status", "complete")), res.get("abort_reason")
         guess["agent"] = res.get("agent", guess["agent"])
         guess["variant"] = res.get("variant", guess["variant"])
@@ -155,9 +156,11 @@ def _index(cell: CellInfo, sid: str, text: str) -> Session:
             continue
         try:
             e = json.loads(line)
-        except ValueError:
-            continue  # a half-written last line of an interrupted session
-        d = e.get("data") or {}
+        except (ValueError, RecursionError):
+            continue  # a half-written last line of an interrupted session, or damage
+        if not isinstance(e, dict):
+            continue
+        d = e.get("data") if isinstance(e.get("data"), dict) else {}
         t = e.get("type")
         clock = e.get("clock") or ""
         if clock:
@@ -169,8 +172,10 @@ def _index(cell: CellInfo, sid: str, text: str) -> Session:
             s.first = str(d.get("text") or "")[:200]
         elif t == "assistant_turn":
             s.turns += 1
-            for c in d.get("tool_calls") or []:
-                tools[str(c.get("name"))] = None
+            calls = d.get("tool_calls")
+            for c in calls if isinstance(calls, list) else []:
+                if isinstance(c, dict):
+                    tools[str(c.get("name"))] = None
         elif t == "session_end":
             s.end = str(d.get("reason") or "")
     s.tools = list(tools)
@@ -221,17 +226,23 @@ def load_run(path: Path, label: str | None = None, *, with_outcomes: bool = True
     cells: dict[str, CellInfo] = {}
     sessions: list[Session] = []
     texts: dict[str, dict[str, str]] = {}
+    notes: list[str] = []
     for folder in sorted((root / "cells").glob("*")) if (root / "cells").is_dir() else []:
         if not folder.is_dir():
             continue
         cell = _cell_info(folder)
         cells[cell.name] = cell
         for f in sorted(folder.glob("*.jsonl")):
-            text = f.read_text(encoding="utf-8", errors="replace")
+            try:
+                text = f.read_text(encoding="utf-8", errors="replace")
+            except OSError as e:  # e.g. a folder where a transcript should be: listed as damaged
+                notes.append(f"{f}: not readable ({e.strerror or e}); left out")
+                continue
             texts.setdefault(cell.name, {})[f.stem] = text
             sessions.append(_index(cell, f.stem, text))
     run = RunData(path=root, label=label or root.name, manifest=manifest, scorecard=scorecard, suite=suite,
                   cells=cells, sessions=sessions, texts=texts)
+    run.notes.extend(notes)
     if with_outcomes:
         _outcomes(run)
     return run

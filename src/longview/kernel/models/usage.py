@@ -68,14 +68,14 @@ def price_usage(
 class RoleUsage(BaseModel):
     """Totals for one role."""
 
-    calls: int = Field(default=0, description="Provider calls made (cache hits excluded).")
-    input_tokens: int = Field(default=0, description="Prompt tokens, cached ones included.")
-    cached_tokens: int = Field(default=0, description="Prompt tokens served from provider cache.")
-    output_tokens: int = Field(default=0, description="Completion tokens.")
-    cost_usd: float = Field(default=0.0, description="Estimated cost of the provider calls.")
-    cache_hits: int = Field(default=0, description="Calls answered by the local response cache.")
-    retries: int = Field(default=0, description="Extra provider attempts beyond the first, over all calls.")
-    failed_calls: int = Field(default=0, description="Calls that failed for good (retries exhausted or not retryable).")
+    calls: int = Field(default=0, ge=0, description="Provider calls made (cache hits excluded).")
+    input_tokens: int = Field(default=0, ge=0, description="Prompt tokens, cached ones included.")
+    cached_tokens: int = Field(default=0, ge=0, description="Prompt tokens served from provider cache.")
+    output_tokens: int = Field(default=0, ge=0, description="Completion tokens.")
+    cost_usd: float = Field(default=0.0, ge=0, allow_inf_nan=False, description="Estimated cost of the provider calls.")
+    cache_hits: int = Field(default=0, ge=0, description="Calls answered by the local response cache.")
+    retries: int = Field(default=0, ge=0, description="Extra provider attempts beyond the first, over all calls.")
+    failed_calls: int = Field(default=0, ge=0, description="Calls that failed for good (retries exhausted or not retryable).")
     cost_known: bool = Field(default=True, description="False if any call's model had no price.")
 
     @computed_field  # type: ignore[prop-decorator]
