@@ -160,7 +160,8 @@ def _index(cell: CellInfo, sid: str, text: str) -> Session:
             continue  # a half-written last line of an interrupted session, or damage
         if not isinstance(e, dict):
             continue
-        d = e.get("data") if isinstance(e.get("data"), dict) else {}
+        data = e.get("data")
+        d: dict[str, Any] = data if isinstance(data, dict) else {}
         t = e.get("type")
         clock = e.get("clock") or ""
         if clock:
