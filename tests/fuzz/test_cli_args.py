@@ -47,6 +47,12 @@ RUN_CASES: dict[str, tuple[list[str], str | None]] = {
     "dataset_empty_folder": (["--dataset", "{dir}"], None),
     "reasoning_effort_bad": (["--reasoning-effort", "extreme"], None),
     "temperature_text": (["--temperature", "hot"], None),
+    "temperature_nan": (["--temperature", "nan"], "--temperature"),
+    "temperature_negative": (["--temperature", "-1"], "--temperature"),
+    "max_tokens_negative": (["--max-tokens", "-5"], "--max-tokens"),
+    "request_timeout_infinite": (["--request-timeout", "inf"], "--request-timeout"),
+    "param_nan": (["--param", "agent.temperature=nan"], "--param"),
+    "json_under_file_says_so": (["--json", "{file}/x.json"], "is not a folder"),
     "control_chars_in_agent": (["--agent", "ref:\x1b[2J\x07"], None),
 }
 

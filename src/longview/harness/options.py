@@ -38,7 +38,8 @@ class RunConfig(BaseModel):
     no_cache: bool = Field(default=False, description="Bypass the disk response cache.")
     max_attempts: int = Field(default=6, ge=1, description="Attempts per model call before the cell aborts.")
     request_timeout: float | None = Field(
-        default=None, gt=0, description="Seconds of server silence before a request is abandoned (default 30)."
+        default=None, gt=0, allow_inf_nan=False,
+        description="Seconds of server silence before a request is abandoned (default 30)."
     )
     allow_aborts: bool = Field(default=False, description="Exit 0 even when some cells aborted.")
     retry_base_delay: float = Field(default=1.0, ge=0, description="First backoff delay in seconds (doubles, jittered).")

@@ -174,7 +174,8 @@ def check_output_file(path: Path, flag: str, run_dir: Path | None = None) -> Non
         raise ConfigError(f"{flag} {path}: is a folder (or not a regular file); expected a file path")
     parent = path.parent
     if not parent.is_dir():
-        raise ConfigError(f"{flag} {path}: folder {parent} does not exist")
+        what = "is not a folder" if parent.exists() else "does not exist"
+        raise ConfigError(f"{flag} {path}: folder {parent} {what}")
     try:
         fd, probe = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".probe")
         os.close(fd)

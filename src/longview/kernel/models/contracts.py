@@ -18,8 +18,8 @@ from .secrets import redact
 class GenParams(BaseModel):
     """Generation parameters; ``None`` means "provider default" and is not sent."""
 
-    temperature: float | None = Field(default=None, description="Sampling temperature.")
-    max_tokens: int | None = Field(default=None, description="Cap on completion tokens.")
+    temperature: float | None = Field(default=None, ge=0, allow_inf_nan=False, description="Sampling temperature.")
+    max_tokens: int | None = Field(default=None, ge=1, description="Cap on completion tokens.")
     reasoning_effort: Literal["low", "medium", "high"] | None = Field(
         default=None, description="Reasoning budget for models that support it."
     )
