@@ -66,3 +66,15 @@ def test_missing_ontology_and_bad_episode(tmp_path):
     with pytest.raises(DataError) as e:
         load_atrbench(root)
     assert ep.name in str(e.value) and "test_sessions[0]" in str(e.value) and "required_actions" in str(e.value)
+
+
+def test_a_duplicate_rule_id_is_refused(tmp_path):
+    root = copy_root(tmp_path)
+    ep = next(root.glob("data/personas/*/episodes/*.json"))
+    data = json.loads(ep.read_text())
+    twin = dict(data["rules"][1], rule_id=data["rules"][0]["rule_id"])
+    data["rules"].append(twin)
+    ep.write_text(json.dumps(data))
+    with pytest.raises(DataError) as e:
+        load_atrbench(root)
+    assert ep.name in str(e.value) and "rule_id" in str(e.value) and "duplicate" in str(e.value)

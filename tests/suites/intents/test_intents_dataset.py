@@ -166,3 +166,33 @@ def test_staging_an_asset_replaces_what_the_agent_left_in_its_way(tmp_path: Path
                                                     "question": "q?"}]})
     stage_assets(s, root, None, None)
     assert (root / "plan").read_text() == "A" and (root / "notes" / "x.md").read_text() == "B"
+
+
+def _dup_intent(raw):
+    s = raw["sessions"][1]
+    s["hidden_intents"].append(dict(s["hidden_intents"][0]))
+
+
+def _dup_item(raw):
+    s = raw["sessions"][1]
+    s["checklist"].append(dict(s["checklist"][0]))
+
+
+@pytest.mark.parametrize("edit,needle", [
+    (lambda raw: raw["sessions"][1].__setitem__("apps", ["nope"]), "unknown app 'nope'"),
+    (_dup_intent, "duplicate hidden intent id"),
+    (_dup_item, "duplicate checklist item id"),
+])
+def test_references_inside_an_episode_are_checked_at_load(sample: Path, edit, needle: str):
+    _edit(sample, edit)
+    with pytest.raises(DataError, match=needle):
+        load_folder_dataset(sample, str(sample))
+
+
+def test_an_unknown_format_version_is_refused(tmp_path: Path):
+    data = json.loads(BUILTIN.read_text())
+    data["version"] = 9
+    p = tmp_path / "d.json"
+    p.write_text(json.dumps(data))
+    with pytest.raises(DataError, match="version"):
+        load_json_dataset(p, str(p))

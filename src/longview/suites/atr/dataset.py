@@ -185,8 +185,12 @@ class Dataset(BaseModel):
 
 
 def _check_refs(ep: Episode, known_tools: set[str], file: str) -> None:
-    """Cross-record checks pydantic cannot do: tool names and rule ids exist."""
-    rid = {r.rule_id for r in ep.rules}
+    """Cross-record checks pydantic cannot do: rule ids unique, tool names and rule ids exist."""
+    rid: set[str] = set()
+    for i, r in enumerate(ep.rules):
+        if r.rule_id in rid:  # a second rule with the id would be silently shadowed by the first
+            raise DataError(file, f"{ep.episode_id}/rules[{i}]", "rule_id", f"unique rule ids (duplicate '{r.rule_id}')")
+        rid.add(r.rule_id)
 
     def need_tool(name: str, record: str, field: str) -> None:
         if name not in known_tools:

@@ -15,6 +15,7 @@ from typing import Any, Literal, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from longview.domains.apps.state import APPS
 from longview.kernel.ids import id_problem
 
 MAX_PATH_PARTS = 16
@@ -215,6 +216,13 @@ class Episode(Strict):
                     raise ValueError(f"session {s.id}: prerequisite {d} must have an empty checklist")
             if s.depends_on and not s.checklist:
                 raise ValueError(f"session {s.id}: a session with depends_on needs a checklist")
+            unknown = [a for a in s.apps if a not in APPS]
+            if unknown:
+                raise ValueError(f"session {s.id}: unknown app {unknown[0]!r} (known: {', '.join(APPS)})")
+            for kind, ids in (("hidden intent", [h.id for h in s.hidden_intents]), ("checklist item", [c.id for c in s.checklist])):
+                dup = next((i for n, i in enumerate(ids) if i in ids[:n]), None)
+                if dup is not None:  # scores are kept per id: a second one would silently replace the first
+                    raise ValueError(f"session {s.id}: duplicate {kind} id {dup!r}")
             seen.add(s.id)
         self._check_seed()
         # A path that is a file must not also be a folder of another path (the runner could not write both).
@@ -243,5 +251,5 @@ class Episode(Strict):
 class Dataset(Strict):
     """The built-in (or a user's) set of episodes."""
 
-    version: int = Field(default=1, description="Format version.")
+    version: Literal[1] = Field(default=1, description="Format version (1, the only one so far).")
     episodes: list[Episode] = Field(min_length=1, description="One per persona.")
