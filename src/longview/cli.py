@@ -254,10 +254,10 @@ def _report_outcome(result: Any, usage: dict) -> None:
             err.print(Text(f"  {len(cells)} × {printable(reason, 300)} (e.g. {printable(cells[0])})"), highlight=False)
     retries = {r: u.get("retries", 0) for r, u in (usage.get("roles") or {}).items() if u.get("retries")}
     failed = {r: u.get("failed_calls", 0) for r, u in (usage.get("roles") or {}).items() if u.get("failed_calls")}
-    if retries or failed:
-        err.print(Text("model retries: " + ", ".join(f"{r} {n}" for r, n in retries.items())
-                       + ("; calls failed for good: " + ", ".join(f"{r} {n}" for r, n in failed.items()) if failed else "")),
-                  highlight=False)
+    parts = [f"{label}: " + ", ".join(f"{r} {n}" for r, n in counts.items())
+             for label, counts in (("model retries", retries), ("calls failed for good", failed)) if counts]
+    if parts:
+        err.print(Text("; ".join(parts)), highlight=False)
 
 
 def _print_scorecard(suite: Any, sc: Any, manifest: Any) -> None:

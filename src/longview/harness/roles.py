@@ -15,6 +15,8 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from longview.kernel.agent import AssistantTurn, Message
 from longview.kernel.errors import ConfigError
 from longview.kernel.models import GenParams, ResponseCache, RetryPolicy, UsageLedger, make_client, make_provider_client
@@ -45,10 +47,15 @@ def parse_role_params(items: Iterable[str], roles: Iterable[str]) -> dict[str, G
             raw[role][key] = parsed
         else:  # anything else goes to the provider as is
             raw[role].setdefault("extra", {})[key] = parsed
-    try:
-        return {role: GenParams.model_validate(v) for role, v in raw.items()}
-    except ValueError as e:
-        raise ConfigError(f"--param: {' '.join(str(e).split())}") from None
+    out = {}
+    for role, v in raw.items():
+        try:
+            out[role] = GenParams.model_validate(v)
+        except ValidationError as e:  # one line naming the value, not pydantic's report with its link
+            err = e.errors()[0]
+            key = ".".join(str(x) for x in err["loc"])
+            raise ConfigError(f"--param {role}.{key}={err.get('input')!r:.60}: {err['msg']}") from None
+    return out
 
 
 def parse_role_models(items: Iterable[str], roles: Iterable[str]) -> dict[str, str]:
