@@ -153,6 +153,17 @@ def test_a_day_that_is_not_a_calendar_date_is_refused_at_load(tmp_path, where):
         load_file(str(p))
 
 
+@pytest.mark.parametrize("where", ["top", "user", "scene"])
+def test_a_misspelt_field_in_a_dataset_file_is_refused(tmp_path, where):
+    data = json.loads(generate(3, users=1).model_dump_json())
+    target = {"top": data, "user": data["users"][0]["user"], "scene": data["users"][0]["sessions"][0]}[where]
+    target["prefernce"] = "x"
+    p = tmp_path / "bad.json"
+    p.write_text(json.dumps(data))
+    with pytest.raises(DataError, match="prefernce"):
+        load_file(str(p))
+
+
 def test_repeats_run_every_probe_k_times(tmp_path):
     suite = PrefsSuite()
     ctx = make_ctx(tmp_path, "ref:oracle", "oracle")

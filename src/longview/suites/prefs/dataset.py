@@ -16,7 +16,7 @@ from datetime import date, timedelta
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from longview.kernel.errors import DataError
 from longview.kernel.stats import seed_from
@@ -39,6 +39,8 @@ def date_of(day: str | int, offset: int = 0) -> str:
 class Profile(BaseModel):
     """What the simulated user is, in facts that say nothing about interaction settings."""
 
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
+
     name: str = Field(description="Fictional name.")
     occupation: str = Field(description="Job.")
     household: str = Field(description="Who they live with.")
@@ -51,6 +53,8 @@ class Profile(BaseModel):
 
 
 class ChangeEvent(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
+
     context: Literal["work", "personal"] = Field(description="Context of the changed cell.")
     attribute: str = Field(description="Attribute of the changed cell.")
     old: str = Field(description="Setting before the change.")
@@ -61,6 +65,8 @@ class ChangeEvent(BaseModel):
 
 class User(BaseModel):
     """One synthetic user."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
 
     id: str = Field(description="User id (replication unit).")
     profile: Profile = Field(description="Profile facts.")
@@ -79,6 +85,8 @@ class User(BaseModel):
 
 
 class UserData(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
+
     user: User = Field(description="The user.")
     world: PrefsWorld = Field(description="The initial world.")
     sessions: list[Scene] = Field(description="Accumulation and change-event sessions, in timeline order.")
@@ -87,6 +95,8 @@ class UserData(BaseModel):
 
 
 class PrefsDataset(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
+
     name: str = Field(description="Dataset spec.")
     seed: int = Field(description="Generator seed.")
     users: list[UserData] = Field(description="Users.")

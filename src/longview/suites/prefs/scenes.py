@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from longview.suites.prefs.model import Context, IsoDate
 from longview.suites.prefs.world import Record
@@ -22,18 +22,24 @@ Role = Literal["read", "task", "internal", "external", "extra", "blocked", "reco
 
 
 class Supplement(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
+
     category: Literal["background", "caveat", "boundary", "consequence", "alternative"] = Field(
         description="Kind of supporting move.")
     text: str = Field(description="The supporting sentence.")
 
 
 class Question(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
+
     slot: str = Field(description="The withheld required fact.")
     text: str = Field(description="How the PA would ask for it.")
     answer: str = Field(description="What the user answers when asked.")
 
 
 class PlannedCall(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
+
     name: str = Field(description="World tool.")
     args: dict = Field(default_factory=dict, description="Arguments.")
     role: Role = Field(default="task", description="What the call is for in this task.")
@@ -42,6 +48,8 @@ class PlannedCall(BaseModel):
 
 class Kit(BaseModel):
     """The task's solution (never the target setting)."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
 
     answer: str = Field(description="The task result in one sentence.")
     basis: str = Field(default="", description="Why the answer holds.")
@@ -66,6 +74,8 @@ class Kit(BaseModel):
 
 class Scene(BaseModel):
     """One session's task."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
 
     sid: str = Field(description="Session id.")
     user: str = Field(description="User id.")

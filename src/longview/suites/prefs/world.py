@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from longview.kernel.state import WorldState
 from longview.kernel.tools import ToolError, ToolKind, Toolkit, tool
@@ -24,6 +24,8 @@ INTERNAL, EXTERNAL = "internal", "external"
 
 class Record(BaseModel):
     """One object of the world."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
 
     id: str = Field(description="Record id.")
     type: Literal["person", "event", "email", "file", "place", "product", "trip", "order", "booking"] = Field(
