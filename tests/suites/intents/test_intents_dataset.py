@@ -182,6 +182,7 @@ def _dup_item(raw):
     (lambda raw: raw["sessions"][1].__setitem__("apps", ["nope"]), "unknown app 'nope'"),
     (_dup_intent, "duplicate hidden intent id"),
     (_dup_item, "duplicate checklist item id"),
+    (lambda raw: raw["sessions"][1]["base_actions"].append({"tool": "gmail__teleport"}), "unknown tool 'gmail__teleport'"),
 ])
 def test_references_inside_an_episode_are_checked_at_load(sample: Path, edit, needle: str):
     _edit(sample, edit)

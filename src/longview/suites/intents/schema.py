@@ -206,6 +206,7 @@ class Episode(Strict):
     def _order_and_dependencies(self) -> Episode:
         seen: set[str] = set()
         by_id = {s.id: s for s in self.sessions}
+        known = _known_tools()
         for s in self.sessions:
             if s.id in seen:
                 raise ValueError(f"duplicate session id {s.id}")
@@ -219,6 +220,11 @@ class Episode(Strict):
             unknown = [a for a in s.apps if a not in APPS]
             if unknown:
                 raise ValueError(f"session {s.id}: unknown app {unknown[0]!r} (known: {', '.join(APPS)})")
+            scripts = [("base_actions", a) for a in s.base_actions]
+            scripts += [(f"hidden intent {h.id}", a) for h in s.hidden_intents for a in h.actions]
+            bad = next(((where, a.tool) for where, a in scripts if a.tool not in known), None)
+            if bad:  # the reference script would fail at run time and its scores shift silently
+                raise ValueError(f"session {s.id}: {bad[0]}: unknown tool {bad[1]!r}")
             for kind, ids in (("hidden intent", [h.id for h in s.hidden_intents]), ("checklist item", [c.id for c in s.checklist])):
                 dup = next((i for n, i in enumerate(ids) if i in ids[:n]), None)
                 if dup is not None:  # scores are kept per id: a second one would silently replace the first
@@ -246,6 +252,14 @@ class Episode(Strict):
             except ValidationError as e:
                 err = e.errors()[0]
                 _invalid(("seed", *err["loc"]), err.get("input"), err["msg"])
+
+
+def _known_tools() -> set[str]:
+    """Every tool an episode's apps and workspace offer (a reference script may name only these)."""
+    from longview.domains.apps import AppsToolkit
+    from longview.kernel.tools import tool_table
+
+    return set(tool_table(AppsToolkit))
 
 
 class Dataset(Strict):
