@@ -16,11 +16,11 @@ from datetime import date, timedelta
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from longview.kernel.errors import DataError
 from longview.kernel.stats import seed_from
-from longview.suites.prefs.model import CONTEXTS, Context, IsoDate, taxonomy
+from longview.suites.prefs.model import CONTEXTS, Context, IsoDate, Strict, taxonomy
 from longview.suites.prefs.scenes import Scene, SceneBuilder, SceneKind
 from longview.suites.prefs.world import PrefsWorld, Record
 
@@ -36,10 +36,8 @@ def date_of(day: str | int, offset: int = 0) -> str:
     return (base + timedelta(days=offset)).isoformat()
 
 
-class Profile(BaseModel):
+class Profile(Strict):
     """What the simulated user is, in facts that say nothing about interaction settings."""
-
-    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
 
     name: str = Field(description="Fictional name.")
     occupation: str = Field(description="Job.")
@@ -52,9 +50,7 @@ class Profile(BaseModel):
                 f"{' and '.join(self.pastimes)}, and often deals with their {', '.join(self.people)}.")
 
 
-class ChangeEvent(BaseModel):
-    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
-
+class ChangeEvent(Strict):
     context: Literal["work", "personal"] = Field(description="Context of the changed cell.")
     attribute: str = Field(description="Attribute of the changed cell.")
     old: str = Field(description="Setting before the change.")
@@ -63,10 +59,8 @@ class ChangeEvent(BaseModel):
     sid: str = Field(description="The change-event session id.")
 
 
-class User(BaseModel):
+class User(Strict):
     """One synthetic user."""
-
-    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
 
     id: str = Field(description="User id (replication unit).")
     profile: Profile = Field(description="Profile facts.")
@@ -84,9 +78,7 @@ class User(BaseModel):
         return s
 
 
-class UserData(BaseModel):
-    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
-
+class UserData(Strict):
     user: User = Field(description="The user.")
     world: PrefsWorld = Field(description="The initial world.")
     sessions: list[Scene] = Field(description="Accumulation and change-event sessions, in timeline order.")
@@ -94,9 +86,7 @@ class UserData(BaseModel):
     pre_probes: list[Scene] = Field(description="One pre-event probe per change event (same order as changes).")
 
 
-class PrefsDataset(BaseModel):
-    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
-
+class PrefsDataset(Strict):
     name: str = Field(description="Dataset spec.")
     seed: int = Field(description="Generator seed.")
     users: list[UserData] = Field(description="Users.")

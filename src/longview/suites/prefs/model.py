@@ -13,7 +13,7 @@ from importlib.resources import files
 from typing import Annotated, Literal
 
 import yaml
-from pydantic import AfterValidator, BaseModel, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from longview.kernel.errors import DataError
 
@@ -27,6 +27,12 @@ def _iso_date(day: str) -> str:
 
 
 IsoDate = Annotated[str, AfterValidator(_iso_date)]  # a session's calendar day, YYYY-MM-DD
+
+
+class Strict(BaseModel):
+    """Base of the dataset file's models: a misspelt field is an error, not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 class Setting(BaseModel):

@@ -12,44 +12,36 @@ from __future__ import annotations
 import random
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from longview.suites.prefs.model import Context, IsoDate
+from longview.suites.prefs.model import Context, IsoDate, Strict
 from longview.suites.prefs.world import Record
 
 SceneKind = Literal["accumulation", "change", "probe_final", "probe_pre"]
 Role = Literal["read", "task", "internal", "external", "extra", "blocked", "recovery"]
 
 
-class Supplement(BaseModel):
-    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
-
+class Supplement(Strict):
     category: Literal["background", "caveat", "boundary", "consequence", "alternative"] = Field(
         description="Kind of supporting move.")
     text: str = Field(description="The supporting sentence.")
 
 
-class Question(BaseModel):
-    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
-
+class Question(Strict):
     slot: str = Field(description="The withheld required fact.")
     text: str = Field(description="How the PA would ask for it.")
     answer: str = Field(description="What the user answers when asked.")
 
 
-class PlannedCall(BaseModel):
-    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
-
+class PlannedCall(Strict):
     name: str = Field(description="World tool.")
     args: dict = Field(default_factory=dict, description="Arguments.")
     role: Role = Field(default="task", description="What the call is for in this task.")
     topic: str | None = Field(default=None, description="Which requested topic it serves.")
 
 
-class Kit(BaseModel):
+class Kit(Strict):
     """The task's solution (never the target setting)."""
-
-    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
 
     answer: str = Field(description="The task result in one sentence.")
     basis: str = Field(default="", description="Why the answer holds.")
@@ -72,10 +64,8 @@ class Kit(BaseModel):
     event: Record | None = Field(default=None, description="Record that appears during the session (outreach trigger).")
 
 
-class Scene(BaseModel):
+class Scene(Strict):
     """One session's task."""
-
-    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
 
     sid: str = Field(description="Session id.")
     user: str = Field(description="User id.")

@@ -13,19 +13,17 @@ from __future__ import annotations
 import copy
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from longview.kernel.state import WorldState
 from longview.kernel.tools import ToolError, ToolKind, Toolkit, tool
-from longview.suites.prefs.model import Context
+from longview.suites.prefs.model import Context, Strict
 
 INTERNAL, EXTERNAL = "internal", "external"
 
 
-class Record(BaseModel):
+class Record(Strict):
     """One object of the world."""
-
-    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
 
     id: str = Field(description="Record id.")
     type: Literal["person", "event", "email", "file", "place", "product", "trip", "order", "booking"] = Field(
