@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from longview.kernel.errors import ConfigError, DataError
-from longview.kernel.ids import check_id, parse_json, read_json, read_text
+from longview.kernel.ids import check_id, parse_json, read_text
 from longview.suites.intents.schema import Dataset, Episode
 
 BUILTIN = Path(__file__).parent / "data" / "builtin.json"
@@ -114,8 +114,9 @@ def load_folder_dataset(folder: Path, name: str) -> IntentsDataset:
     h = hashlib.sha256()
     episodes = []
     for f in files:
-        raw = read_json(f)  # DataError: unreadable, not UTF-8, invalid, too deep, lone surrogates
-        h.update(f.name.encode() + b"\0" + f.read_bytes())
+        text = read_text(f)  # DataError: not a regular file, unreadable, too large, not UTF-8
+        raw = parse_json(text, str(f))  # DataError: invalid, too deep, lone surrogates
+        h.update(f.name.encode() + b"\0" + text.encode("utf-8"))  # the file's bytes, read once
         episodes.append(validate_episode(raw, str(f)))
     return IntentsDataset(name=name, sha256=h.hexdigest(), episodes=check_ids(episodes, [str(f) for f in files]))
 

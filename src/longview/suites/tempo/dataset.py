@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from longview.kernel.errors import ConfigError, DataError
-from longview.kernel.ids import check_id, read_json
+from longview.kernel.ids import check_id, parse_json, read_text
 from longview.suites.tempo.model import PERSONAS, Scenario
 
 BUILTIN = "builtin"
@@ -44,7 +44,12 @@ class TempoDataset:
 
 
 def load_file(path: Path) -> Scenario:
-    raw = read_json(path, path.stem)  # DataError: unreadable, not UTF-8, invalid, too deep, lone surrogates
+    return parse_file(path, read_text(path, path.stem))
+
+
+def parse_file(path: Path, text: str) -> Scenario:
+    """A scenario from ``path``'s text (read with :func:`read_text`)."""
+    raw = parse_json(text, str(path), path.stem)  # DataError: invalid, too deep, lone surrogates
     try:
         scenario = Scenario.model_validate(raw)
     except ValidationError as e:
@@ -68,8 +73,9 @@ def load(spec: str, persona: str | None = None) -> TempoDataset:
     h = hashlib.sha256()
     scenarios = []
     for f in files:
-        scenarios.append(load_file(f))  # first: an unreadable entry (a folder, a loop) is a DataError
-        h.update(f.name.encode() + b"\0" + f.read_bytes())
+        text = read_text(f, f.stem)  # DataError: not a regular file, unreadable, too large, not UTF-8
+        scenarios.append(parse_file(f, text))
+        h.update(f.name.encode() + b"\0" + text.encode("utf-8"))  # the file's bytes, read once
     seen: dict[str, Path] = {}
     for f, s in zip(files, scenarios, strict=True):
         if s.id in seen:
