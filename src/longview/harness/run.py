@@ -191,6 +191,17 @@ def check_output_file(path: Path, flag: str, run_dir: Path | None = None) -> Non
                               "writes there (it has scorecard.json already); choose a path outside it")
 
 
+def check_output_folder(out: Path, force: bool) -> None:
+    """A folder a command writes generated files into: a folder or creatable, and empty unless
+    ``force`` (a generator never mixes its files into someone else's)."""
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"{out}: exists and is not a folder")
+    if not out.exists() and any(p.exists() and not p.is_dir() for p in out.parents):
+        raise ConfigError(f"{out}: cannot create the folder (a parent is a file)")
+    if out.exists() and any(out.iterdir()) and not force:
+        raise ConfigError(f"{out}: folder is not empty; pass --force to write into it")
+
+
 def scorecard_json(sc: Any, manifest: Manifest, suite: Suite | None = None, done: Outcome | None = None) -> dict:
     """The suite's scorecard in the common shape, plus what makes it comparable: versions, config
     hash, seed, components, prompt hashes."""

@@ -60,14 +60,13 @@ def generate(
     force: Annotated[bool, typer.Option(help="Write into a folder that already has files.")] = False,
 ) -> None:
     """Generate an ATR cohort deterministically from a seed, with its QC report."""
+    from longview.harness.run import check_output_folder
     from longview.suites.atr.generator import build
 
-    if out.exists() and not out.is_dir():
-        fail(LongviewError(f"{out}: exists and is not a folder"))
-    if not out.exists() and any(p.exists() and not p.is_dir() for p in out.parents):
-        fail(LongviewError(f"{out}: cannot create the folder (a parent is a file)"))
-    if out.exists() and any(out.iterdir()) and not force:
-        fail(LongviewError(f"{out}: folder is not empty; pass --force to write into it"))
+    try:
+        check_output_folder(out, force)
+    except LongviewError as e:
+        fail(e)
     if personas < 1:
         fail(LongviewError(f"--personas must be at least 1, got {personas}"))
     episodes, report = build.generate(seed, personas)

@@ -20,16 +20,17 @@ def generate(
     force: Annotated[bool, typer.Option(help="Write into a folder that already holds files.")] = False,
 ) -> None:
     """Build every scenario from the skeleton and fills, run QC, and write them if QC passes."""
+    from longview.harness.cli_util import fail
+    from longview.harness.run import check_output_folder
+    from longview.kernel.errors import LongviewError
     from longview.kernel.ids import write_models
     from longview.suites.tempo.generate import generate as gen
     from longview.suites.tempo.qc import check
 
-    if out.exists() and not out.is_dir():
-        typer.echo(f"error: --out {out}: exists and is not a folder", err=True)
-        raise typer.Exit(2)
-    if out.is_dir() and any(out.iterdir()) and not force:
-        typer.echo(f"error: --out {out}: folder is not empty; pass --force to write into it", err=True)
-        raise typer.Exit(2)
+    try:
+        check_output_folder(out, force)
+    except LongviewError as e:
+        fail(e)
 
     scenarios = gen(seed)
     problems = [p for s in scenarios for p in check(s)]
