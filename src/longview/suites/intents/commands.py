@@ -40,10 +40,9 @@ def generate(out: Path = typer.Option(Path("intents-episodes.json"),
                 typer.echo(p, err=True)
             typer.echo(f"QC failed: {len(problems)} problem(s); nothing written", err=True)
             raise typer.Exit(1)
-    target = out
-    atomic_write(target, text + "\n", redact_secrets=False)  # generated text: no secret can be in it
+    atomic_write(out, text + "\n", redact_secrets=False)  # generated text: no secret can be in it
     n = sum(len(e.sessions) for e in data.episodes)
-    typer.echo(f"wrote {target}: {len(data.episodes)} personas, {n} sessions" + (", QC passed" if check else ""))
+    typer.echo(f"wrote {out}: {len(data.episodes)} personas, {n} sessions" + (", QC passed" if check else ""))
 
 
 @app.command()
