@@ -1,3 +1,5 @@
 """longview: evaluation of long-lived, proactive personal-assistant agents."""
 
-__version__ = "0.1.0"
+from longview._version import __version__
+
+__all__ = ["__version__"]

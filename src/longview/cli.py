@@ -19,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from longview import __version__
+from longview._version import __version__
 from longview.harness import registry
 from longview.harness.cli_util import console, err, fail
 from longview.kernel.errors import LongviewError, printable, terminal_safe

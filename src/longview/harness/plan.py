@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from longview import __version__
+from longview._version import __version__
 from longview.harness import registry
 from longview.harness.cell import Cell, CellResult, Dataset
 from longview.harness.options import RunConfig

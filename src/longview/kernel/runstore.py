@@ -37,7 +37,7 @@ from typing import Any, TextIO
 
 from pydantic import AliasChoices, BaseModel, Field, ValidationError
 
-from longview import __version__
+from longview._version import __version__
 from longview.kernel.errors import ConfigError, RunFolderError
 from longview.kernel.ids import id_problem, path_component
 from longview.kernel.models.secrets import redact

@@ -15,7 +15,7 @@ import re
 from importlib import resources
 from typing import Any
 
-from longview import __version__
+from longview._version import __version__
 from longview.report import plots
 from longview.report.compare import Comparison
 from longview.report.data import COMMON_ROW_FIELDS, RunData, per_unit

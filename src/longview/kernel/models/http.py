@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from longview import __version__
+from longview._version import __version__
 
 USER_AGENT = f"longview/{__version__}"
 _MAX_HEAD = 1 << 16
