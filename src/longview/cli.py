@@ -46,6 +46,8 @@ COMMON: list[tuple[list[str], dict[str, Any]]] = [
     (["--reasoning-effort"], dict(default=None, help="Agent reasoning effort: low, medium, high.")),
     (["--max-tokens"], dict(type=int, default=None, help="Agent max output tokens per turn.")),
     (["--param"], dict(multiple=True, help="Generation parameter per role, ROLE.KEY=VALUE (e.g. agent.reasoning_effort=high). Repeatable.")),
+    (["--price"], dict(multiple=True, help="A model's price, MODEL=INPUT/OUTPUT[/CACHED] in USD per 1M tokens (cached defaults to INPUT); before longview's table. Repeatable.")),
+    (["--prices", "prices_file"], dict(type=click.Path(path_type=Path), default=None, help="A JSON or YAML file of prices: provider/model -> {input, output, cached} in USD per 1M tokens.")),
     (["--no-cache"], dict(is_flag=True, help="Do not read or write the disk response cache.")),
     (["--max-attempts"], dict(type=int, default=6, show_default=True, help="Attempts per model call before its cell is recorded as aborted.")),
     (["--request-timeout"], dict(type=float, default=None, help="Seconds of server silence before a model request is abandoned and retried (default 30; raise it for slow non-streamed reasoning models).")),
@@ -162,8 +164,18 @@ def _config(suite: Any, kw: dict[str, Any]):
         allow_aborts=kw["allow_aborts"],
         executor=kw["executor"], ray_address=kw["ray_address"], workers=kw["workers"],
         provider_limits=_provider_limits(kw["provider_limit"]),
+        prices=_prices(kw.get("prices_file"), kw.get("price", ())),
         suite_options=suite_option_values(suite.Options, list(kw["suite_option"]), flags),
     )
+
+
+def _prices(path: Path | None, items: tuple[str, ...]) -> dict[str, Any]:
+    """--prices FILE, then --price MODEL=IN/OUT[/CACHED] on top."""
+    from longview.kernel.models.prices import load_prices_file, parse_price
+
+    out = dict(load_prices_file(path)) if path else {}
+    out.update(parse_price(item) for item in items)
+    return out
 
 
 def _provider_limits(items: tuple[str, ...]) -> dict[str, int]:
@@ -178,7 +190,9 @@ def _provider_limits(items: tuple[str, ...]) -> dict[str, int]:
 
 def _run(suite: Any, kw: dict[str, Any]) -> None:
     from longview.harness import run as harness
-    from longview.harness.tables import plan_table
+    from longview.harness.costs import NOTE as COST_NOTE
+    from longview.harness.costs import estimate_lines, total
+    from longview.harness.tables import cost_table, plan_table
 
     try:
         cfg = _config(suite, kw)
@@ -198,6 +212,13 @@ def _run(suite: Any, kw: dict[str, Any]) -> None:
     if kw["dry_run"]:
         est = suite.estimate(prepared.cells, prepared.dataset, prepared.roles, prepared.options)
         console.print(plan_table(suite.name, prepared.cells, est, bool(cfg.models or cfg.role_models)))
+        lines = estimate_lines(suite, prepared)
+        if lines:
+            console.print(cost_table(lines))
+            unpriced = total(lines)[1]
+            if unpriced:
+                err.print(f"note: no price known for {', '.join(unpriced)}", highlight=False, markup=False)
+            err.print(COST_NOTE, highlight=False, markup=False)
         return
     try:  # output paths are checked before anything is written
         if kw["json_out"]:

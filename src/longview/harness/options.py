@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from longview.kernel.models import GenParams
+from longview.kernel.models.prices import Price
 from longview.kernel.session import DEFAULT_MAX_TURNS
 
 
@@ -36,6 +37,10 @@ class RunConfig(BaseModel):
     api_base: str | None = Field(default=None, description="Endpoint for every model role (vLLM, Ollama...).")
     role_params: dict[str, GenParams] = Field(default_factory=dict, description="Generation parameters per role.")
     no_cache: bool = Field(default=False, description="Bypass the disk response cache.")
+    prices: dict[str, Price] = Field(
+        default_factory=dict, description="Prices the user gave (--price, --prices), provider/model -> USD per 1M "
+        "tokens; they come before longview's table. Not part of the run's identity: they change dollars, not results.",
+    )
     max_attempts: int = Field(default=6, ge=1, description="Attempts per model call before the cell aborts.")
     request_timeout: float | None = Field(
         default=None, gt=0, allow_inf_nan=False,

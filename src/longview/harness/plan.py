@@ -101,7 +101,8 @@ def roles_of(suite: Suite, cfg: RunConfig) -> Roles:
             raise ConfigError(f"--param: suite '{suite.name}' has no role '{role}'; roles: agent, {', '.join(sorted(known))}")
     return Roles(cfg.role_models, cfg.role_params, api_base=cfg.api_base, no_cache=cfg.no_cache,
                  cache_dir=cfg.cache_dir, max_attempts=cfg.max_attempts, retry_base_delay=cfg.retry_base_delay,
-                 seed=cfg.seed, request_timeout=cfg.request_timeout, provider_limits=cfg.provider_limits)
+                 seed=cfg.seed, request_timeout=cfg.request_timeout, provider_limits=cfg.provider_limits,
+                 prices=cfg.prices)
 
 
 # What a loader that missed a check raises on hostile data (a pydantic validator comparing naive and

@@ -21,6 +21,7 @@ from longview.kernel.agent import AssistantTurn, Message
 from longview.kernel.errors import ConfigError
 from longview.kernel.models import GenParams, ResponseCache, RetryPolicy, UsageLedger, make_client, make_provider_client
 from longview.kernel.models.client import PROVIDERS, ModelClient
+from longview.kernel.models.prices import Price
 
 AGENT = "agent"
 
@@ -87,13 +88,14 @@ class Roles:
         seed: int = 0,
         request_timeout: float | None = None,
         provider_limits: dict[str, int] | None = None,
+        prices: dict[str, Price] | None = None,
     ) -> None:
         self.models = {k: v for k, v in models.items() if v}
         self._params = params or {}
         self.api_base = api_base
         self.request_timeout = request_timeout
         self.seed = seed
-        self.ledger = UsageLedger()
+        self.ledger = UsageLedger(prices=prices)
         self.cache = None if no_cache else ResponseCache(cache_dir or default_cache_dir())
         self.retry = RetryPolicy(max_attempts=max_attempts, base_delay=retry_base_delay)
         self._clients: dict[tuple[str, str], ModelClient] = {}

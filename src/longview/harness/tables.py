@@ -34,7 +34,7 @@ def rows_table(sc: Any) -> Table:
 
 
 def plan_table(suite: str, cells: list[Any], estimate: dict[str, tuple[int, int]], model_roles: bool) -> Table:
-    """--dry-run: cells per (agent, variant) and estimated calls and input tokens per role."""
+    """--dry-run: cells per (agent, variant) and estimated calls and input tokens per role (all models)."""
     units = len({c.unit for c in cells})
     t = Table(title=f"Dry run · {suite}: {_count(len(cells), 'cell')} over {_count(units, 'unit')} (nothing is called)")
     t.add_column("agent")
@@ -49,6 +49,21 @@ def plan_table(suite: str, cells: list[Any], estimate: dict[str, tuple[int, int]
         t.add_row(f"estimate · {role}", f"~{calls} calls", f"~{tokens / 1e6:.2f}M input tokens")
     if not estimate:
         t.add_row("estimate", "no model calls" if not model_roles else "no estimate for this suite", "")
+    return t
+
+
+def cost_table(lines: list[Any]) -> Table:
+    """--dry-run: estimated calls, input tokens and dollars per (role, model); unpriced models say so."""
+    from longview.harness.costs import total
+
+    t = Table(title="Estimated cost (nothing is called)")
+    for col in ("role", "model", "calls", "input tok", "USD", "price from"):
+        t.add_column(col, justify="right" if col in ("calls", "input tok", "USD") else "left", overflow="fold")
+    for line in lines:
+        t.add_row(line.role, line.model, f"~{line.calls}", f"~{line.input_tokens / 1e6:.2f}M",
+                  "unpriced" if line.usd is None else f"~{line.usd:.2f}", line.source)
+    usd, unpriced = total(lines)
+    t.add_row("total", "", "", "", f"~{usd:.2f}" + (" + unpriced" if unpriced else ""), "")
     return t
 
 

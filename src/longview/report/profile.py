@@ -17,13 +17,13 @@ from longview.harness import registry
 from longview.harness.options import RunConfig
 from longview.harness.suite import ProfileSpec, Suite
 from longview.kernel.errors import LongviewError
-from longview.kernel.models.usage import lookup_price
+from longview.kernel.models.prices import ASSUMED_OUTPUT_TOKENS, estimate_usd, lookup_price
 from longview.kernel.runstore import safe_name
 from longview.report.data import RunData
 from longview.report.hooks import profile_spec
 from longview.report.plots import bounds
 
-ASSUMED_OUTPUT_TOKENS = 250  # per call, for the dry-run cost estimate (input tokens come from the suite)
+__all__ = ["ASSUMED_OUTPUT_TOKENS"]  # re-exported for the profile command's note
 
 
 @dataclass
@@ -77,7 +77,7 @@ def estimate_cost(model: str, est: dict[str, tuple[int, int]], role_models: dict
         if price is None:
             known = False
             continue
-        total += tokens / 1e6 * price.input + calls * ASSUMED_OUTPUT_TOKENS / 1e6 * price.output
+        total += estimate_usd(price, calls, tokens)
     return total, known
 
 

@@ -1,13 +1,13 @@
 """Token and cost accounting per role (agent, user simulator, judge...).
 
-Costs come from a small built-in price table (USD per 1M tokens). Models outside it cost 0
-and are flagged ``cost_known=False`` so a manifest never presents a guess as a price.
+Costs come from :mod:`.prices` (the user's prices, longview's dated table, LiteLLM's when
+installed). Models found in none cost 0 and are flagged ``cost_known=False`` so a manifest never
+presents a guess as a price.
 Cache hits are counted apart: they cost nothing and add no tokens, since no provider was called.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable, Iterable
 
@@ -15,35 +15,9 @@ from pydantic import BaseModel, Field, computed_field
 
 from longview.kernel.agent import Usage
 
+from .prices import PRICES, Price, lookup_price
 
-class Price(BaseModel):
-    """USD per 1M tokens."""
-
-    input: float
-    cached: float
-    output: float
-
-
-# A snapshot of list prices; extend or override via ``UsageLedger(prices=...)``.
-PRICES: dict[str, Price] = {
-    "openai/gpt-4o": Price(input=2.50, cached=1.25, output=10.00),
-    "openai/gpt-4o-mini": Price(input=0.15, cached=0.075, output=0.60),
-    "openai/gpt-4.1": Price(input=2.00, cached=0.50, output=8.00),
-    "openai/gpt-4.1-mini": Price(input=0.40, cached=0.10, output=1.60),
-    "openai/gpt-5": Price(input=1.25, cached=0.125, output=10.00),
-    "openai/gpt-5-mini": Price(input=0.25, cached=0.025, output=2.00),
-    "anthropic/claude-sonnet-4": Price(input=3.00, cached=0.30, output=15.00),
-    "anthropic/claude-opus-4-1": Price(input=15.00, cached=1.50, output=75.00),
-}
-
-# Dated snapshots (``gpt-4o-2024-08-06``, ``claude-sonnet-4-20250514``) share the base price.
-_DATE_SUFFIX = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8})$")
-
-
-def lookup_price(model: str, prices: dict[str, Price] | None = None) -> Price | None:
-    """The price of ``model`` (``provider/name``), trying it without a date suffix too."""
-    table = PRICES if prices is None else prices
-    return table.get(model) or table.get(_DATE_SUFFIX.sub("", model))
+__all__ = ["PRICES", "Price", "lookup_price", "price_usage", "RoleUsage", "UsageLedger", "UsageSummary"]
 
 
 def price_usage(
@@ -120,7 +94,7 @@ class UsageLedger:
     def __init__(
         self, prices: dict[str, Price] | None = None, journal: Callable[[dict], None] | None = None
     ) -> None:
-        self.prices = dict(PRICES if prices is None else prices)
+        self.prices = dict(prices or {})  # the user's prices; longview's and LiteLLM's tables come after
         self.journal = journal
         self._roles: dict[str, RoleUsage] = {}
         self._lock = threading.Lock()
