@@ -1,6 +1,6 @@
 from longview.suites.prefs.dataset import builtin
 from longview.suites.prefs.model import taxonomy
-from longview.suites.prefs.simulator import Said, SimState, UserCore, audit
+from longview.suites.prefs.simulator import Said, SimState, UserCore, audit, user_phrases
 from longview.suites.prefs.wrapper import Delivered, Realization, Segment
 
 
@@ -22,7 +22,7 @@ def test_accepts_a_match_without_stating_anything():
     core, _ = _core("detailed")
     intent = core.react(DETAILED, probe=False)
     assert intent.facts["trigger"] == "match"
-    phrases = {p for a in taxonomy().attributes for s in a.settings for p in s.want + s.complaint}
+    phrases = set(user_phrases())
     assert not any(p in intent.draft for p in phrases)
 
 
@@ -31,7 +31,7 @@ def test_corrects_a_mismatch_in_own_words():
     intent = core.react(DETAILED, probe=False)
     assert intent.facts["trigger"] == "mismatch" and intent.facts["observed"] == "detailed"
     verb = taxonomy().attribute("verbosity")
-    assert any(p in intent.draft for p in verb.setting("detailed").complaint + verb.setting("terse").want)
+    assert any(p in intent.draft for p in verb.complaints("detailed", "terse") + verb.setting("terse").want)
     assert audit([Said(sid="s", kind="accumulation", text=intent.draft, trigger="mismatch")])["leaks"] == 0
 
 

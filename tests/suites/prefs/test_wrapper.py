@@ -66,3 +66,26 @@ def test_outreach_low_suppresses_the_notice():
     wr.select({"setting": "low"})
     _, d = wr.respond({"answer": "", "notify": "Heads-up: it moved."})
     assert d.suppressed and d.text == ""
+
+
+def test_the_scene_tool_comes_last_so_sessions_share_a_long_prefix(tmp_path):
+    """Issue 25: the first request of a session shares every tool but the last with the previous
+    session's (prompt caching); the selection still works and is traced."""
+    import asyncio
+
+    from longview.kernel.trace import read_trace
+    from longview.suites.prefs.suite import PrefsSuite
+    from tests.suites.prefs.conftest import make_ctx
+
+    ctx = make_ctx(tmp_path, "ref:habits", "none", trace=True)
+    asyncio.run(PrefsSuite().run_cell(ctx))
+    starts = []
+    for f in sorted((tmp_path).rglob("*.jsonl"))[:40]:
+        ev = read_trace(f)
+        start = next(e for e in ev if e.type == "session_start")
+        if any(e.type == "selection" for e in ev):
+            starts.append(start.data["tools"])
+    assert len(starts) > 5
+    for tools in starts:
+        assert tools[-1].startswith("set_") and not any(t.startswith("set_") for t in tools[:-1])
+    assert len({tuple(t[:-1]) for t in starts}) == 1

@@ -35,6 +35,16 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class ComplaintLine(BaseModel):
+    """One reaction a user may voice after this setting was delivered, and what it asks for instead."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    say: str = Field(description="The sentence, in everyday words (never the benchmark's names).")
+    asks_for: list[str] = Field(min_length=1, description="Settings of the same attribute a user saying this wants; "
+                                "the simulator says the line only when its target is one of them.")
+
+
 class Setting(BaseModel):
     """One discrete setting of an attribute."""
 
@@ -43,7 +53,7 @@ class Setting(BaseModel):
     definition: str = Field(description="What the delivered reply or executed trajectory must show.")
     habit: bool = Field(default=False, description="The fixed default of ref:habits (one per attribute).")
     want: list[str] = Field(min_length=1, description="Everyday sentences a user says when this is what they want.")
-    complaint: list[str] = Field(min_length=1, description="Everyday reactions when this was delivered but not wanted.")
+    complaint: list[ComplaintLine] = Field(min_length=1, description="Reactions when this was delivered but not wanted.")
     cues: list[str] = Field(min_length=1, description="Words the reference agents' embedded reader associates with it.")
 
 
@@ -66,7 +76,16 @@ class Attribute(BaseModel):
             raise ValueError(f"duplicate setting ids in {self.id}")
         if sum(s.habit for s in self.settings) != 1:
             raise ValueError(f"attribute {self.id} needs exactly one habit setting")
+        for s in self.settings:
+            for line in s.complaint:
+                if unknown := [x for x in line.asks_for if x not in ids]:
+                    raise ValueError(f"{self.id}/{s.id}: complaint asks_for unknown settings {unknown}")
         return self
+
+    def complaints(self, delivered: str, wanted: str) -> list[str]:
+        """What a user who wanted ``wanted`` may say after getting ``delivered`` (may be empty:
+        the construction check requires every such pair to have a line)."""
+        return [c.say for c in self.setting(delivered).complaint if wanted in c.asks_for]
 
     def setting(self, sid: str) -> Setting:
         for s in self.settings:

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from longview.suites.prefs.agents import ScriptedPA
 from longview.suites.prefs.checks import brs, observe
 from longview.suites.prefs.dataset import PrefsDataset, UserData, qc_matrix
-from longview.suites.prefs.model import CONTEXTS, taxonomy
+from longview.suites.prefs.model import CONTEXTS, Taxonomy, taxonomy
 from longview.suites.prefs.simulator import Said, audit
 
 
@@ -21,6 +21,7 @@ class QCReport(BaseModel):
     enacted: int = Field(default=0, description="(probe scene, setting) pairs realised.")
     observed_ok: int = Field(default=0, description="... whose delivered behaviour showed that setting.")
     leaks: int = Field(default=0, description="Session texts that leak a preference.")
+    lines_checked: int = Field(default=0, description="Simulator lines checked against delivered and wanted settings.")
     habit_cells: int = Field(default=0, description="Final-probe cells whose target differs from the habit.")
     habit_fails: int = Field(default=0, description="... where the enacted habit scores BRS < 5 against the target.")
 
@@ -30,7 +31,8 @@ class QCReport(BaseModel):
 
     def lines(self) -> list[str]:
         out = [f"QC: {self.observed_ok}/{self.enacted} settings enacted and observed; habits fail "
-               f"{self.habit_fails}/{self.habit_cells} cells where the target differs; {self.leaks} leaking texts"]
+               f"{self.habit_fails}/{self.habit_cells} cells where the target differs; {self.leaks} leaking texts; "
+               f"{self.lines_checked} user lines checked for consistency"]
         out += [f"  problem: {p}" for p in self.problems[:20]]
         out.append("QC passed" if self.ok else f"QC FAILED ({len(self.problems)} problems)")
         return out
@@ -75,9 +77,28 @@ async def _enact(ud: UserData, report: QCReport) -> None:
                     report.problems.append(f"{sc.sid}: the habit {s} passes against target {target}")
 
 
+def line_problems(tax: Taxonomy) -> list[str]:
+    """Every line the simulator can say must fit both the delivered and the wanted setting: a
+    complaint about delivered D is said only to a user whose target is in its ``asks_for``, so it
+    must not ask for D itself (the contradiction of a line written for the opposite setting), and
+    every (delivered, wanted) pair needs a line (else the user has nothing consistent to say)."""
+    out = []
+    for a in tax.attributes:
+        for d in a.settings:
+            for line in d.complaint:
+                if d.id in line.asks_for:
+                    out.append(f"{a.id}: complaint about {d.id} asks for {d.id} itself: {line.say!r}")
+            for w in a.setting_ids:
+                if w != d.id and not a.complaints(d.id, w):
+                    out.append(f"{a.id}: no complaint for a user who wanted {w} and got {d.id}")
+    return out
+
+
 def run_qc(ds: PrefsDataset) -> QCReport:
     report = QCReport()
     tax = taxonomy()
+    report.lines_checked = sum(len(s.complaint) + len(s.want) for a in tax.attributes for s in a.settings)
+    report.problems += line_problems(tax)
     for ud in ds.users:
         u = ud.user
         report.problems += [f"{u.id}: {p}" for p in qc_matrix(u.matrix)]

@@ -28,7 +28,7 @@ from longview.suites.prefs.model import taxonomy
 from longview.suites.prefs.scenes import Scene
 from longview.suites.prefs.simulator import Said, SimState, UserCore, change_lines
 from longview.suites.prefs.world import PrefsWorld, WorldTools
-from longview.suites.prefs.wrapper import RESPOND, Realization, Wrapper, _only_questions, respond_spec, select_spec
+from longview.suites.prefs.wrapper import RESPOND, Realization, Wrapper, _only_questions, respond_spec
 from longview.users.base import VerbatimWording
 
 MAX_TURNS = 8
@@ -95,12 +95,20 @@ class PrefsProtocol:
     def __init__(self, wrapper: Wrapper, core: UserCore, scene: Scene, probe: bool, wording, said: list[Said],
                  offer_select: bool = True) -> None:
         self.w, self.core, self.scene, self.probe, self.wording, self.said = wrapper, core, scene, probe, wording, said
-        self.control_specs = ([select_spec(wrapper.attr)] if offer_select else []) + [respond_spec()]
+        self.control_specs = [respond_spec()]  # set_<attribute> is the wrapper's last tool (see Wrapper)
         self._control = {s.name for s in self.control_specs}
+        wrapper.offer_select = offer_select
+        self._trace: Any = None
+        wrapper.on_select = self._traced_selection
         self.delivered_by_call: dict[str, str] = {}
 
+    def _traced_selection(self, arguments: Any, content: str) -> None:
+        if self._trace is not None:
+            self._trace.emit("selection", turn=self.w.turn, attribute=self.w.attr.id, arguments=arguments,
+                             result=json.loads(content))
+
     def filter_batch(self, calls: list[ToolCall], turn: int, trace) -> list[ToolCall]:
-        self.w.turn = turn
+        self.w.turn, self._trace = turn, trace
         self.w.ids = [c.id for c in calls if c.name not in self._control]
         return calls
 
@@ -113,9 +121,7 @@ class PrefsProtocol:
             trace.emit("delivery", turn=turn, suppressed=d.suppressed, segments=[s.model_dump() for s in d.segments])
             self.delivered_by_call[call.id] = "" if d.suppressed else d.text
             return ControlResult(content=content, to_user="" if d.suppressed else d.text)
-        content = self.w.select(call.arguments)
-        trace.emit("selection", turn=turn, attribute=self.w.attr.id, arguments=call.arguments, result=json.loads(content))
-        return ControlResult(content=content)
+        raise AssertionError(f"not a control tool: {call.name}")  # pragma: no cover - only respond is one
 
     async def on_text(self, text: str, turn: int, trace) -> ControlResult:
         self.w.text_reply(text)

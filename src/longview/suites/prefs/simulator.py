@@ -103,7 +103,7 @@ class UserCore:
         # A mismatch: react to what was delivered, sometimes adding what would have suited.
         parts = []
         if seen is not None:
-            parts.append(self._pick(attr.setting(seen).complaint))
+            parts.append(self._pick(attr.complaints(seen, self.target)))
         repeat = self.state.mismatches(self.scene.context, attr.id)
         if seen is None or self.rng.random() < self.user.states_rule or repeat >= 1:
             want = attr.setting(self.target).want
@@ -135,9 +135,15 @@ def change_lines(user: User, scene: Scene, old: str, new: str) -> tuple[str, str
     """The fixed lines of a change event: meeting the old behaviour's consequence, then the new rule."""
     attr = taxonomy().attribute(scene.attribute)
     rng = random.Random(seed_from(user.id, scene.sid, "change"))
-    consequence = f"About {scene.noun}: {attr.setting(old).complaint[rng.randrange(len(attr.setting(old).complaint))]}"
+    lines = attr.complaints(old, new)
+    consequence = f"About {scene.noun}: {lines[rng.randrange(len(lines))]}"
     rule = f"{attr.setting(new).want[0]} That's how I'd like it from now on, {CONTEXT_PHRASE[scene.context]}."
     return consequence, rule
+
+
+def user_phrases() -> list[str]:
+    """Every preference sentence the simulator can say (wants and complaints of every setting)."""
+    return [p for a in taxonomy().attributes for s in a.settings for p in s.want + [c.say for c in s.complaint]]
 
 
 # ------------------------------------------------------------------------------------------
@@ -150,7 +156,7 @@ def audit(said: list[Said]) -> dict:
     behavioural trigger; in probes, references to earlier sessions or feedback on manner."""
     tax = taxonomy()
     jargon = [re.compile(r"(?<![a-z])" + re.escape(t) + r"(?![a-z])", re.I) for t in tax.jargon()]
-    phrases = {p.lower() for a in tax.attributes for s in a.settings for p in s.want + s.complaint}
+    phrases = {p.lower() for p in user_phrases()}
     leaks = []
     for m in said:
         low = m.text.lower()

@@ -166,8 +166,15 @@ def select_spec_of(attr: Attribute) -> ToolSpec:
 class Wrapper:
     """One session's wrapper. ``env`` is what the kernel calls for domain tools (world + memory)."""
 
-    def __init__(self, attr: Attribute, world_tools: WorldTools, memory_tools: Toolkit | None) -> None:
+    def __init__(self, attr: Attribute, world_tools: WorldTools, memory_tools: Toolkit | None,
+                 offer_select: bool = False) -> None:
         self.attr = attr
+        # The session's set_<attribute> tool comes LAST in the tool list: everything before it is the
+        # same in every session, so a session's first request shares a long prefix with the previous
+        # session's (prompt caching). It is served here, as a tool, rather than as a kernel control
+        # tool (those always come first).
+        self.offer_select = offer_select
+        self.on_select: Any = None  # set by the protocol: traces each selection
         self.world_tools = world_tools
         self.memory_tools = memory_tools
         self.r = Realization(attribute=attr.id)
@@ -182,15 +189,27 @@ class Wrapper:
         out = list(self.world_tools.schemas())
         if self.memory_tools is not None:
             out += self.memory_tools.schemas()
+        if self.offer_select:
+            out.append(select_spec(self.attr).json_schema())
         return out
 
     def spec(self, name: str) -> ToolSpec | None:
+        if self.offer_select and name == self.attr.tool_name:
+            return select_spec(self.attr)
         s = self.world_tools.spec(name)
         if s is None and self.memory_tools is not None:
             s = self.memory_tools.spec(name)
         return s
 
     def call(self, name: str, args: Any) -> ToolResult:
+        if self.offer_select and name == self.attr.tool_name:
+            if self.ids:
+                self.ids.pop(0)
+            content = self.select(args if isinstance(args, dict) else {})
+            if self.on_select is not None:
+                self.on_select(args, content)
+            body = json.loads(content)
+            return ToolResult(ok="error" not in body, output=body, error=body.get("error"))
         if self.memory_tools is not None and self.memory_tools.spec(name) is not None:
             if self.ids:
                 self.ids.pop(0)
