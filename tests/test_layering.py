@@ -124,6 +124,14 @@ def test_the_lower_layers_know_no_suite_and_nothing_above_them():
     assert wrong == []
 
 
+def test_the_report_knows_no_suite():
+    """A report reads run folders (and the suite through the registry, when installed), never a
+    suite's modules."""
+    wrong = [(m, t) for m, targets in GRAPH.items() if m.startswith("longview.report")
+             for t in targets if t.startswith("longview.suites")]
+    assert wrong == []
+
+
 def test_the_kernel_imports_only_itself():
     wrong = [
         (m, t) for m, targets in GRAPH.items() if m.startswith("longview.kernel")

@@ -3,7 +3,7 @@ one line with ref:passive and ref:oracle as its bounds) and Table 4's summary ov
 
 from __future__ import annotations
 
-from longview.report.adapters.atr import report_sections
+from longview.suites.atr.report_hooks import report_sections
 
 
 def row(agent, variant, tsacc, ask=None, cov=None, prec=None, app=None, group=None, gap=None, gap_rec=None):

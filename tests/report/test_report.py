@@ -127,8 +127,8 @@ def test_a_run_without_a_scorecard_is_scored_in_memory(atr_run: Path, tmp_path: 
 
 
 def test_a_suites_own_sections_and_outcomes_win(generic_run: Path, tmp_path: Path):
+    from longview.harness.run import cell_outcomes
     from longview.harness.suite import Section, SessionOutcome, Suite
-    from longview.report import hooks
 
     class Made(Suite):
         name = "madeup"
@@ -143,7 +143,7 @@ def test_a_suites_own_sections_and_outcomes_win(generic_run: Path, tmp_path: Pat
             return {"s0": SessionOutcome(outcome="fail", labels={"topic": "cooking"}, reason="no answer")}
 
     suite = Made.__new__(Made)
-    assert hooks.session_outcomes(suite, "{}", None)["s0"].reason == "no answer"
+    assert cell_outcomes(suite, "{}", None).sessions["s0"].reason == "no answer"
     run = load_run(generic_run)
     run.suite = suite
     html = write_report([run], tmp_path / "m.html").read_text()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -48,3 +48,19 @@ class ScorecardLike(Protocol):
     rows: Any
 
     def to_json_dict(self) -> dict[str, Any]: ...
+
+
+class SessionOutcome(BaseModel):
+    """One session's outcome, for reports (failed sessions link to their transcripts)."""
+
+    outcome: Literal["pass", "fail"] | None = Field(default=None, description="None: the session is not scored alone.")
+    labels: dict[str, str] = Field(default_factory=dict, description="Buckets it counts in (domain, check type...).")
+    reason: str = Field(default="", description="Why it passed or failed, in one line.")
+
+
+class CellOutcomes(BaseModel):
+    """``cells/<cell>/outcomes.json``: the suite's verdict on each session of one finished cell,
+    stored when the run is scored, so a report reads them instead of scoring again."""
+
+    sessions: dict[str, SessionOutcome] = Field(default_factory=dict, description="Session id -> its outcome.")
+    error: str | None = Field(default=None, description="Why the suite could not give them (then sessions is empty).")

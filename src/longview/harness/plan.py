@@ -19,7 +19,7 @@ from longview.kernel.errors import ConfigError, DataError, LongviewError, printa
 from longview.kernel.ids import id_problem
 from longview.kernel.models.client import split_model
 from longview.kernel.models.prompt_cache import with_cache_key
-from longview.kernel.runstore import DatasetInfo, Manifest, config_hash
+from longview.kernel.runstore import Manifest, RunDataset, config_hash
 
 REFERENCE = "reference"  # --agent reference: every reference agent of the suite
 
@@ -158,7 +158,8 @@ def prepare(cfg: RunConfig, *, dry_run: bool = False) -> Prepared:
     checks model strings' providers only, so a plan can be priced before any key is set."""
     suite = registry.load(cfg.suite)
     options = suite_options(suite, cfg.suite_options)
-    dataset = load_dataset(suite, cfg.dataset, options)
+    spec = suite.resolve_dataset(cfg.dataset)  # the same data from any folder: show, report, workers
+    dataset = load_dataset(suite, spec, options)
     check_units(dataset)
     cells = plan(suite, cfg, dataset, options)
     roles = roles_of(suite, cfg)
@@ -188,7 +189,7 @@ def prepare(cfg: RunConfig, *, dry_run: bool = False) -> Prepared:
         config["api_base"] = cfg.api_base.rstrip("/")
     manifest = Manifest(
         suite=suite.name,
-        dataset=DatasetInfo(name=dataset.name, sha256=dataset.sha256, units=len({c.unit for c in cells})),
+        dataset=RunDataset(name=dataset.name, sha256=dataset.sha256, units=len({c.unit for c in cells}), spec=spec),
         config=config,
         config_hash=config_hash(config),
         components={**names, "agents": ", ".join(sorted({c.agent for c in cells}))},

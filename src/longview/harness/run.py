@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from longview.harness import registry
-from longview.harness.cell import Cell, Dataset
+from longview.harness.cell import Cell, CellOutcomes, Dataset
 from longview.harness.executor import EXECUTORS, Executor, LocalExecutor
 from longview.harness.options import RunConfig
 from longview.harness.plan import (  # noqa: F401 - the run API in one place
@@ -38,7 +38,7 @@ from longview.harness.plan import (  # noqa: F401 - the run API in one place
 from longview.harness.suite import Suite
 from longview.kernel.errors import ConfigError
 from longview.kernel.models.usage import add_summaries
-from longview.kernel.runstore import Manifest, RunStore, atomic_write, config_hash
+from longview.kernel.runstore import OUTCOMES, SCORECARD, Manifest, RunStore, atomic_write, config_hash
 
 
 def executor_for(cfg: RunConfig) -> Executor:
@@ -113,23 +113,54 @@ def run(
     return store, score(store, p.suite, p.dataset, p.options)
 
 
-def score(store: RunStore, suite: Suite | None = None, dataset: Dataset | None = None,
-          options: BaseModel | None = None) -> Any:
-    """Score every finished cell of a run directory and write ``scorecard.json`` there."""
+@dataclass
+class Scored:
+    """A run folder scored: the suite's scorecard and each finished cell's session outcomes."""
+
+    suite: Suite
+    scorecard: Any
+    outcomes: dict[str, CellOutcomes]  # cell folder -> its sessions' outcomes
+    manifest: Manifest
+
+
+def score_folder(store: RunStore, suite: Suite | None = None, dataset: Dataset | None = None,
+                 options: BaseModel | None = None) -> Scored:
+    """Score every finished cell of a run directory, writing nothing."""
     manifest = store.manifest()
     suite = suite or registry.load(manifest.suite)
     if options is None:
         options = suite_options(suite, manifest.config.get("options", {}))
     if dataset is None:
-        dataset = load_dataset(suite, manifest.dataset.name, options)
+        dataset = load_dataset(suite, manifest.dataset.load_spec(), options)
     if dataset.sha256 != manifest.dataset.sha256:
         raise ConfigError(
-            f"{store.root}: dataset '{manifest.dataset.name}' changed since the run (sha256 "
+            f"{store.root}: dataset '{manifest.dataset.load_spec()}' changed since the run (sha256 "
             f"{manifest.dataset.sha256[:12]} -> {dataset.sha256[:12]})"
         )
-    sc = suite.score(store.results(), dataset, options, manifest.config.get("seed", 0))
-    store.write_json("scorecard.json", scorecard_json(sc, manifest, suite, outcome(store)))
-    return sc
+    finished = store.finished()
+    sc = suite.score([text for _, text in finished], dataset, options, manifest.config.get("seed", 0))
+    outcomes = {folder: cell_outcomes(suite, text, dataset) for folder, text in finished}
+    return Scored(suite, sc, outcomes, manifest)
+
+
+def cell_outcomes(suite: Suite, result: str, dataset: Dataset) -> CellOutcomes:
+    """The suite's verdict on each session of one cell; a hook that fails is recorded, not raised
+    (the scorecard must not be lost to a report hook)."""
+    try:
+        return CellOutcomes(sessions=suite.session_outcomes(result, dataset))
+    except Exception as e:  # noqa: BLE001 (any suite error: said in the report, the run goes on)
+        return CellOutcomes(error=f"{type(e).__name__}: {' '.join(str(e).split())[:300]}")
+
+
+def score(store: RunStore, suite: Suite | None = None, dataset: Dataset | None = None,
+          options: BaseModel | None = None) -> Any:
+    """Score every finished cell of a run directory; write each cell's session outcomes
+    (``outcomes.json``), then ``scorecard.json``, so a report reads them and scores nothing."""
+    scored = score_folder(store, suite, dataset, options)
+    for folder, o in scored.outcomes.items():
+        store.write_cell_file(folder, OUTCOMES, o.model_dump_json(indent=1))
+    store.write_json(SCORECARD, scorecard_json(scored.scorecard, scored.manifest, scored.suite, outcome(store)))
+    return scored.scorecard
 
 
 @dataclass

@@ -11,14 +11,15 @@ and the CLI. Register a suite under the ``longview.suites`` entry-point group::
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from longview.harness.cell import Cell, Dataset, ScorecardLike
+from longview.harness.cell import Cell, Dataset, ScorecardLike, SessionOutcome
 from longview.kernel.agent import Agent
 
 if TYPE_CHECKING:
@@ -57,14 +58,6 @@ class ProfileSpec(BaseModel):
     also: list[str] = Field(default_factory=list, description="Further metrics quoted on the profile line.")
 
 
-class SessionOutcome(BaseModel):
-    """One session's outcome, for reports (failed sessions link to their transcripts)."""
-
-    outcome: Literal["pass", "fail"] | None = Field(default=None, description="None: the session is not scored alone.")
-    labels: dict[str, str] = Field(default_factory=dict, description="Buckets it counts in (domain, check type...).")
-    reason: str = Field(default="", description="Why it passed or failed, in one line.")
-
-
 class Section(BaseModel):
     """An extra block of a suite's HTML report: a table, a Vega-Lite chart, or both."""
 
@@ -73,6 +66,18 @@ class Section(BaseModel):
     columns: list[str] = Field(default_factory=list, description="Table header.")
     rows: list[list[str | float | int | None]] = Field(default_factory=list, description="Table rows (None prints '–').")
     vega_lite: dict[str, Any] | None = Field(default=None, description="A Vega-Lite spec with inline data.")
+
+
+def resolve_spec(spec: str, named: Mapping[str, str] | None = None) -> str:
+    """A dataset spec made independent of the working folder (see :meth:`Suite.resolve_dataset`)."""
+    if spec in (named or {}):
+        return spec
+    if os.path.exists(os.path.expanduser(spec)):
+        return os.path.abspath(os.path.expanduser(spec))
+    prefix, sep, rest = spec.partition(":")
+    if sep and prefix and rest and os.path.exists(os.path.expanduser(rest)):
+        return f"{prefix}:{os.path.abspath(os.path.expanduser(rest))}"
+    return spec
 
 
 class Suite(ABC):
@@ -91,6 +96,12 @@ class Suite(ABC):
     @abstractmethod
     def load_dataset(self, spec: str, options: BaseModel) -> Dataset:
         """Load and fully validate; raise DataError (file, record, field) on bad input."""
+
+    def resolve_dataset(self, spec: str) -> str:
+        """``spec`` as it means the same from any folder; the run loads it and the manifest keeps it,
+        so ``show`` and ``report`` work from elsewhere. Default: a named dataset (a ``datasets``
+        key) as it is; a path, or the PATH of ``PREFIX:PATH``, made absolute when it exists."""
+        return resolve_spec(spec, self.datasets)
 
     @abstractmethod
     def reference_agent(self, name: str, dataset: Dataset, unit: str) -> Agent:

@@ -5,6 +5,7 @@ Layout::
 
     RUN_DIR/manifest.json            what ran (versions, dataset hash, config + hash, commit, components)
     RUN_DIR/cells/<cell>/<session>.jsonl
+    RUN_DIR/cells/<cell>/outcomes.json  each session's verdict, written when the run is scored
     RUN_DIR/cells/<cell>/result.json  completion marker: written last, atomically
     RUN_DIR/usage.jsonl              one line per model call, appended as it happens
     RUN_DIR/scorecard.json           written when the run finishes
@@ -30,12 +31,11 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from pydantic import AliasChoices, BaseModel, Field, ValidationError
+from pydantic import AliasChoices, BaseModel, Field, ValidationError, field_validator
 
 from longview._version import __version__
 from longview.kernel.errors import ConfigError, RunFolderError
@@ -43,6 +43,7 @@ from longview.kernel.ids import id_problem, path_component
 from longview.kernel.models.secrets import redact
 
 MARKER = "result.json"
+OUTCOMES = "outcomes.json"
 MANIFEST = "manifest.json"
 CELLS = "cells"
 JOURNAL = "usage.jsonl"
@@ -80,6 +81,17 @@ class DatasetInfo(BaseModel):
     )
 
 
+class RunDataset(DatasetInfo):
+    """The manifest's dataset: its identity, and the spec the run loaded, valid from any folder."""
+
+    spec: str | None = Field(default=None, description="The --dataset spec as resolved for the run (paths made "
+                             "absolute), which show and report load; None in runs made before it was recorded "
+                             "(then `name`).")
+
+    def load_spec(self) -> str:
+        return self.spec or self.name
+
+
 class Manifest(BaseModel):
     """What a run is: enough to reproduce it and to refuse resuming a different one."""
 
@@ -90,7 +102,7 @@ class Manifest(BaseModel):
         default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"),
         description="UTC creation time of the run directory (wall clock; never used inside episodes).",
     )
-    dataset: DatasetInfo = Field(description="Dataset identity.")
+    dataset: RunDataset = Field(description="Dataset identity.")
     config: dict[str, Any] = Field(description="Everything that determines results.")
     config_hash: str = Field(description="sha256 of `config`.")
     components: dict[str, str] = Field(default_factory=dict, description="Which implementation ran each role.")
@@ -102,6 +114,12 @@ class Manifest(BaseModel):
         description="What ran the cells of the latest invocation: name (local, ray), nodes, cpus, workers; "
         "never part of the config hash, so a local and a Ray run of one configuration resume each other.",
     )
+
+    @field_validator("dataset", mode="before")
+    @classmethod
+    def _plain_dataset(cls, value: Any) -> Any:
+        # A DatasetInfo (no spec) is accepted as it is: the spec is then its name.
+        return value.model_dump() if isinstance(value, DatasetInfo) and not isinstance(value, RunDataset) else value
 
 
 def atomic_write(path: Path, text: str, *, make_parents: bool = True, redact_secrets: bool = True) -> None:
@@ -392,7 +410,11 @@ class RunStore:
     def results(self) -> list[str]:
         """JSON text of every finished cell's result, in cell-folder order. Damaged markers are
         skipped and noted in :attr:`notes` (the cell counts as unfinished)."""
-        out: list[str] = []
+        return [text for _, text in self.finished()]
+
+    def finished(self) -> list[tuple[str, str]]:
+        """(cell folder name, result JSON text) of every finished cell, as :meth:`results`."""
+        out: list[tuple[str, str]] = []
         cells = self.root / CELLS
         if not cells.is_dir():
             return out
@@ -404,8 +426,21 @@ class RunStore:
             if problem:
                 self.notes[marker.parent.name] = f"{problem}; not scored"
                 continue
-            out.append(marker.read_text(encoding="utf-8"))
+            out.append((marker.parent.name, marker.read_text(encoding="utf-8")))
         return out
+
+    def write_cell_file(self, folder: str, name: str, text: str) -> None:
+        """Write ``cells/<folder>/<name>`` of a finished cell (``folder`` as :meth:`finished` names
+        it), unless it already holds exactly ``text``."""
+        if id_problem(folder) or id_problem(name) or name == MARKER:
+            raise ConfigError(f"{self.root}: cannot write cell file {folder!r:.80}/{name!r:.40}")
+        path = self.inside(self.root / CELLS / folder / name)
+        try:
+            if path.is_file() and path.read_text(encoding="utf-8") == text:
+                return
+        except (OSError, UnicodeDecodeError):
+            pass
+        atomic_write(path, text, make_parents=False)
 
     # --- other files ------------------------------------------------------------------------
 
@@ -473,9 +508,6 @@ class RunStore:
         if bad:
             self.notes[JOURNAL] = f"{bad} incomplete line(s) skipped (an invocation was killed mid-write)"
         return summary_from_entries(entries)
-
-    def journal_writer(self) -> Callable[[dict[str, Any]], None]:
-        return self.journal_usage
 
 
 def _listing(names: list[str]) -> str:

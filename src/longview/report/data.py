@@ -2,8 +2,9 @@
 cells' completion markers and every session trace, plus what the suite (when installed) adds.
 
 A report never needs the suite: a run directory alone gives the scorecard, run identity, usage,
-aborted cells and every transcript. When the suite is installed, it adds session outcomes
-(pass/fail, buckets) and extra sections through its optional report hooks.
+aborted cells, every transcript and each session's outcome (pass/fail, buckets: stored when the run
+was scored). When the suite is installed, it adds its summary and extra sections (its
+``report_sections``); nothing is scored again, except a partial run that has no scorecard yet.
 """
 
 from __future__ import annotations
@@ -11,11 +12,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from longview.harness.suite import SessionOutcome, Suite
+from longview.harness.cell import CellOutcomes
+from longview.harness.suite import Suite
 from longview.kernel.errors import DataError, LongviewError
-from longview.kernel.runstore import MARKER
+from longview.kernel.runstore import MARKER, OUTCOMES, SCORECARD, RunStore
+
+if TYPE_CHECKING:
+    from longview.harness.run import Scored
 
 # Row fields every scorecard row has (the common shape); anything else is suite-specific.
 COMMON_ROW_FIELDS = {"agent", "variant", "metrics", "ci95", "n", "n_aborted", "n_missing", "abort_reasons", "trials",
@@ -100,26 +105,22 @@ def _load_suite(name: str) -> Suite | None:
         return None
 
 
-def _scorecard(root: Path, manifest: dict[str, Any], suite: Suite | None) -> dict[str, Any]:
-    path = root / "scorecard.json"
+def _scorecard(root: Path, manifest: dict[str, Any], suite: Suite | None) -> tuple[dict[str, Any], Scored | None]:
+    """The run's scorecard.json; a partial run without one is scored here, in memory (nothing is
+    written into the run directory), and that scoring is returned for its session outcomes."""
+    path = root / SCORECARD
     if path.is_file():
         data = _read_json(path)
         for key in ("suite", "rows"):
             if key not in data:
                 raise DataError(str(path), "<scorecard>", key, "the common scorecard shape (suite, dataset, metrics, rows)")
-        return data
+        return data, None
     if suite is None:
         raise DataError(str(path), "<file>", "<root>", f"a scorecard (the run has none and suite '{manifest.get('suite')}' is not installed to score it)")
-    # A partial run: score what finished, without writing into the run directory.
     from longview.harness import run as harness
-    from longview.kernel.runstore import Manifest, RunStore
 
-    store = RunStore(root)
-    m = Manifest.model_validate(manifest)
-    options = harness.suite_options(suite, m.config.get("options", {}))
-    dataset = suite.load_dataset(m.dataset.name, options)
-    sc = suite.score(store.results(), dataset, options, m.config.get("seed", 0))
-    return harness.scorecard_json(sc, m, suite)
+    scored = harness.score_folder(RunStore(root), suite)
+    return harness.scorecard_json(scored.scorecard, scored.manifest, suite), scored
 
 
 def _cell_info(folder: Path) -> CellInfo:
@@ -183,37 +184,46 @@ def _index(cell: CellInfo, sid: str, text: str) -> Session:
     return s
 
 
-def _outcomes(run: RunData) -> None:
-    """Ask the installed suite which sessions passed or failed (its optional hook)."""
-    from longview.report.hooks import session_outcomes
-
-    suite = run.suite
-    if suite is None:
-        run.notes.append(f"suite '{run.suite_name}' is not installed: sessions are listed without outcomes")
-        return
+def _read_outcomes(folder: Path) -> CellOutcomes | str | None:
+    """A cell's stored session outcomes; a problem as text; None when the cell has none stored."""
+    path = folder / OUTCOMES
+    if not path.is_file():
+        return None
     try:
-        from longview.harness import run as harness
+        return CellOutcomes.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as e:
+        return f"{path}: not readable as session outcomes ({type(e).__name__}); left out"
 
-        options = harness.suite_options(suite, run.manifest.get("config", {}).get("options", {}))
-        dataset = suite.load_dataset(run.manifest["dataset"]["name"], options)
-    except (LongviewError, KeyError) as e:
-        run.notes.append(f"dataset not loadable here ({e}): sessions are listed without outcomes")
-        return
-    by_cell: dict[str, dict[str, SessionOutcome]] = {}
+
+def _outcomes(run: RunData, scored: Scored | None) -> None:
+    """Each session's outcome as the run stored it when scored (``cells/*/outcomes.json``), or as a
+    partial run was just scored in memory: a report never asks the suite again."""
+    by_cell: dict[str, CellOutcomes] = dict(scored.outcomes) if scored is not None else {}
+    missing = 0
     for name, cell in run.cells.items():
-        if cell.status != "complete":
+        if cell.status == "unfinished" or name in by_cell:
             continue
-        marker = run.path / "cells" / name / MARKER
-        try:
-            by_cell[name] = session_outcomes(suite, marker.read_text(encoding="utf-8"), dataset)
-        except Exception as e:  # a suite hook failing must not lose the report
-            run.notes.append(f"outcomes of cell {name} unavailable: {type(e).__name__}: {e}")
+        found = _read_outcomes(run.path / "cells" / name)
+        if isinstance(found, str):
+            run.notes.append(found)
+        elif found is None:
+            missing += 1
+        else:
+            by_cell[name] = found
+    if missing:
+        run.notes.append(f"{missing} finished cell(s) have no stored session outcomes (the run was scored by an "
+                         "older longview): their sessions are listed without outcomes; `longview show` on the run "
+                         "stores them")
+    for name, o in by_cell.items():
+        if o.error:
+            run.notes.append(f"outcomes of cell {name} unavailable: {o.error}")
     for s in run.sessions:
-        o = by_cell.get(s.cell, {}).get(s.sid)
-        if o is not None:
-            s.outcome = o.outcome
-            s.labels = dict(o.labels)
-            s.reason = o.reason
+        found_o = by_cell.get(s.cell)
+        o_s = found_o.sessions.get(s.sid) if found_o is not None else None
+        if o_s is not None:
+            s.outcome = o_s.outcome
+            s.labels = dict(o_s.labels)
+            s.reason = o_s.reason
 
 
 def load_run(path: Path, label: str | None = None, *, with_outcomes: bool = True) -> RunData:
@@ -223,7 +233,7 @@ def load_run(path: Path, label: str | None = None, *, with_outcomes: bool = True
         raise DataError(str(root), "<run>", "manifest.json", "a run directory written by `longview run`")
     manifest = _read_json(root / "manifest.json")
     suite = _load_suite(str(manifest.get("suite")))
-    scorecard = _scorecard(root, manifest, suite)
+    scorecard, scored = _scorecard(root, manifest, suite)
     cells: dict[str, CellInfo] = {}
     sessions: list[Session] = []
     texts: dict[str, dict[str, str]] = {}
@@ -244,8 +254,10 @@ def load_run(path: Path, label: str | None = None, *, with_outcomes: bool = True
     run = RunData(path=root, label=label or root.name, manifest=manifest, scorecard=scorecard, suite=suite,
                   cells=cells, sessions=sessions, texts=texts)
     run.notes.extend(notes)
+    if suite is None:
+        run.notes.append(f"suite '{run.suite_name}' is not installed here: the generic view (no suite sections)")
     if with_outcomes:
-        _outcomes(run)
+        _outcomes(run, scored)
     return run
 
 

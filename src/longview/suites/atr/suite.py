@@ -12,8 +12,9 @@ from longview.domains.personal import all_tool_names, safe_fields
 from longview.harness.context import CellContext
 from longview.harness.roles import Roles
 from longview.harness.scorecard import MetricInfo
-from longview.harness.suite import Cell, RoleSpec, Suite
+from longview.harness.suite import Cell, RoleSpec, Section, SessionOutcome, Suite
 from longview.kernel.agent import Agent
+from longview.suites.atr import report_hooks
 from longview.suites.atr.agents import REFERENCE_AGENTS, make_reference_agent
 from longview.suites.atr.dataset import Dataset, load_dir
 from longview.suites.atr.paper import embedded_scaffold_note
@@ -70,6 +71,7 @@ class ATRSuite(Suite):
         "PATH": "a folder of ATRBench-format episode JSON files",
         "atrbench:PATH": "the released ATRBench data (data/personas/*/episodes)",
     }
+    profile = report_hooks.PROFILE
 
     def __init__(self) -> None:
         # The prompt set follows the dataset: the release's own on an atrbench checkout that has
@@ -148,6 +150,12 @@ class ATRSuite(Suite):
         model_ran = any(not r.agent.startswith("ref:") for r in scorecard.rows)
         note = embedded_scaffold_note(components, model_ran)
         return [note] if note else []
+
+    def report_sections(self, scorecard: dict[str, Any]) -> list[Section]:
+        return report_hooks.report_sections(scorecard)
+
+    def session_outcomes(self, result: str, dataset: Any) -> dict[str, SessionOutcome]:
+        return report_hooks.session_outcomes(result, dataset)
 
     def transcript(self, events: list[Any]) -> list[str]:
         from longview.harness.transcript import trace_lines

@@ -30,6 +30,7 @@ from longview.suites.intents.judges import (
     prompt_hashes,
 )
 from longview.suites.intents.records import CellRecord
+from longview.suites.intents.report_hooks import PROFILE
 from longview.suites.intents.runner import Components, abort_record, run_episode
 from longview.suites.intents.scoring import score_cells
 from longview.users.base import ModelWording
@@ -67,6 +68,7 @@ class IntentsSuite(Suite):
     datasets = {"builtin": "5 generated personas x 20 sessions (offline, deterministic judges)",
                 "pibench:PATH": "π-Bench's released data from your own checkout (schema v2); runnable tasks only",
                 "PATH": "a folder of episode JSON files (one persona each), or one dataset .json file"}
+    profile = PROFILE
 
     def default_variants(self, agent: str, options: BaseModel) -> list[str] | None:
         return ["no_history"] if getattr(options, "no_history", False) else None

@@ -22,6 +22,7 @@ from longview.kernel.models.secrets import redact
 from longview.kernel.stats import macro_mean
 from longview.suites.tempo import dataset as ds
 from longview.suites.tempo.agents import ReferenceAgent
+from longview.suites.tempo.report_hooks import PROFILE
 from longview.suites.tempo.results import RunRecord, TempoCellResult
 from longview.suites.tempo.runner import ScenarioRun
 from longview.suites.tempo.scoring import score_run
@@ -57,6 +58,7 @@ class TempoSuite(Suite):
     variants = {"default": "the protocol as published; with --persona P the rows are named P"}
     model_variants = ("default",)
     datasets = {"builtin": "10 generated scenarios (seed 0), 7-10 days, 14-16 tasks each", "PATH": "a folder of scenario JSON files"}
+    profile = PROFILE
 
     def load_dataset(self, spec: str, options: BaseModel) -> ds.TempoDataset:
         return ds.load(spec, getattr(options, "persona", None))

@@ -1,4 +1,4 @@
-"""The `tempo` suite's profile line, until the suite declares ``profile`` itself (which wins)."""
+"""The `tempo` suite's profile line (how `longview profile` reads it)."""
 
 from longview.harness.suite import ProfileSpec
 

@@ -1,15 +1,15 @@
 """Report hooks of the `atr` suite: its profile line, the paper's Table 3 and Table 4 shapes (from
-the scorecard JSON alone), and each session's outcome (the suite's own matcher).
-
-These belong on ``ATRSuite`` (``profile = PROFILE`` and two one-line methods calling the functions
-below); they live here until the suite declares them, and ``report.hooks`` prefers the suite's own.
-"""
+the scorecard JSON alone), and each session's outcome (the suite's own matcher), declared by
+``ATRSuite``."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from longview.domains.personal import safe_fields
 from longview.harness.suite import ProfileSpec, Section, SessionOutcome
+from longview.suites.atr.metrics import score_cell
+from longview.suites.atr.records import CellRecord
 
 PROFILE = ProfileSpec(
     label="ask-to-remember",
@@ -120,10 +120,6 @@ def report_sections(scorecard: dict[str, Any]) -> list[Section]:
 def session_outcomes(result: str, dataset: Any) -> dict[str, SessionOutcome]:
     """Each test session's matcher verdict (labels: domain, check type); learning sessions are
     not scored alone (labels: domain, phase)."""
-    from longview.domains.personal import safe_fields
-    from longview.suites.atr.metrics import score_cell
-    from longview.suites.atr.records import CellRecord
-
     cell = CellRecord.model_validate_json(result)
     out = {s.session_id: SessionOutcome(labels={"domain": s.domain, "asks": str(len(s.asks))}) for s in cell.learning}
     if cell.status != "complete":
