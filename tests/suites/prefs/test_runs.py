@@ -40,6 +40,11 @@ def test_reference_agents_and_memories_order(tmp_path):
     assert r["none"] < r["rag"] and r["none"] < r["file"] < r["oracle"]
     assert all(row.extra["leakage"]["leaks"] == 0 and row.extra["leakage"]["messages"] > 100 for row in sc.rows)
     assert sc.rows[0].extra["counts"]["capability_failures"] == 0
+    # memoryless agents do not carry over (errors without evidence are errors), and CS + carry-over
+    # stays well below 1 (the first release's rule made it 0.85-1.00 in every row)
+    for agent in ("ref:habits", "ref:reader"):
+        none = m[(agent, "none")]
+        assert none["carry_over"] <= 0.20 and none["cs"] + none["carry_over"] < 0.9
 
 
 def test_model_using_memory_gains_from_file_memory(tmp_path):

@@ -104,6 +104,11 @@ class ScriptedPA:
     def __init__(self, scenes: dict[str, Scene]) -> None:
         self.scenes = scenes
         self._n = 0
+        self.consulted = ""  # what an in-agent recall read for the last choice (part of the agent's input)
+
+    def recall_text(self, attribute: str) -> str:
+        """The user's words this agent recalled internally for its last choice (carry-over evidence)."""
+        return self.consulted
 
     # -- policy hooks ----------------------------------------------------------------------------
     def choose(self, attr: Attribute, obs: Observation) -> str:
@@ -245,19 +250,21 @@ class RecencyPA(ScriptedPA):
     def __init__(self, scenes):
         super().__init__(scenes)
         self.last: dict[str, str] = {}
+        self.heard: dict[str, str] = {}
 
     def choose(self, attr, obs):
+        self.consulted = self.heard.get(attr.id, "")
         return self.last.get(attr.id, attr.habit)
 
     def learn(self, attr, ctx, used, reaction, obs):
         s = read_setting(attr, reaction, used)
         if s is not None and s != used:
-            self.last[attr.id] = s
+            self.last[attr.id], self.heard[attr.id] = s, reaction
         return []
 
     def fork(self):
         f = copy.copy(self)
-        f.last = dict(self.last)
+        f.last, f.heard = dict(self.last), dict(self.heard)
         return f
 
 
@@ -267,19 +274,21 @@ class ContextualPA(ScriptedPA):
     def __init__(self, scenes):
         super().__init__(scenes)
         self.cells: dict[tuple[str, str], str] = {}
+        self.heard: dict[tuple[str, str], str] = {}
 
     def choose(self, attr, obs):
+        self.consulted = self.heard.get((session_context(obs), attr.id), "")
         return self.cells.get((session_context(obs), attr.id), attr.habit)
 
     def learn(self, attr, ctx, used, reaction, obs):
         s = read_setting(attr, reaction, used)
         if s is not None:
-            self.cells[(ctx, attr.id)] = s
+            self.cells[(ctx, attr.id)], self.heard[(ctx, attr.id)] = s, reaction
         return []
 
     def fork(self):
         f = copy.copy(self)
-        f.cells = dict(self.cells)
+        f.cells, f.heard = dict(self.cells), dict(self.heard)
         return f
 
 

@@ -6,8 +6,10 @@ means, user-cluster bootstrap intervals).
 * ``cs`` — over attributes whose work and personal targets differ at the end: share with both final
   probes correct.
 * ``pet`` — over changed cells: share correct both at the pre-event probe and at the final probe.
-* ``carry_over`` — over the same differing pairs as ``cs``: share in which at least one context's
-  selection equals the *other* context's target (a preference spilling across contexts).
+* ``carry_over`` — over the same differing pairs as ``cs``: share of pairs in which at least one
+  context's probe *carried over*: its selection equals the other context's target AND the agent's
+  input at that probe held something the user said in the other context pointing to that target
+  (``ProbeRecord.other_evidence``; see evidence.py). A mere error is not a carry-over.
 * ``brs`` — mean Behavioral Realization Score (1-5) of final probes: the judge's when a judge model
   is given, else the embedded checks'; a capability failure scores 1.
 * ``prs`` — mean Perceived Realization Score (1-5): the simulated user's rating after each final probe.
@@ -29,6 +31,11 @@ def _mean(xs: list[float]) -> float | None:
 
 def correct(p: ProbeRecord) -> bool:
     return not p.capability_failure and p.selected == p.target
+
+
+def carried_over(p: ProbeRecord) -> bool:
+    """The probe applied the other context's preference, having seen evidence of it."""
+    return not p.capability_failure and p.target != p.other_target and p.selected == p.other_target and p.other_evidence
 
 
 def brs_value(p: ProbeRecord, judged: bool) -> float | None:
@@ -57,7 +64,7 @@ def _one_repeat(probes: list[ProbeRecord], judged: bool) -> dict[str, float | No
     pairs = [(by_cell[("work", a)], by_cell[("personal", a)]) for a in attrs
              if ("work", a) in by_cell and ("personal", a) in by_cell
              and by_cell[("work", a)].target != by_cell[("personal", a)].target]
-    carried = [any(not p.capability_failure and p.selected == p.other_target for p in pair) for pair in pairs]
+    carried = [any(carried_over(p) for p in pair) for pair in pairs]
     pet = [float(correct(pre) and correct(by_cell[cell])) for cell, pre in pres.items() if cell in by_cell]
     return {
         "psa": _mean([float(correct(p)) for p in probes]),
@@ -73,12 +80,16 @@ def counts(probes: Iterable[ProbeRecord]) -> dict[str, int]:
     """Raw counts behind the shares (one trial of one user)."""
     probes = list(probes)
     finals = [p for p in probes if p.kind == "final"]
-    diff = [p for p in finals if p.target != p.other_target]
+    pairs: dict[tuple[str, int], list[ProbeRecord]] = defaultdict(list)
+    for p in finals:
+        if p.target != p.other_target:
+            pairs[(p.attribute, p.repeat)].append(p)
+    pairs = {k: v for k, v in pairs.items() if len(v) == 2}
     return {
         "probes": len(probes),
         "capability_failures": sum(p.capability_failure for p in probes),
-        "carry_overs": sum(not p.capability_failure and p.selected == p.other_target for p in diff),
-        "differing_pairs": len(diff) // 2,
+        "carry_overs": sum(any(carried_over(p) for p in pair) for pair in pairs.values()),  # pair instances
+        "differing_pairs": len(pairs),  # pair instances (pairs x repeats)
     }
 
 

@@ -24,6 +24,7 @@ from longview.memory.registry import fork as fork_memory
 from longview.suites.prefs.checks import brs as embedded_brs
 from longview.suites.prefs.checks import observe
 from longview.suites.prefs.dataset import UserData
+from longview.suites.prefs.evidence import evidence_sentences, held
 from longview.suites.prefs.model import taxonomy
 from longview.suites.prefs.scenes import Scene
 from longview.suites.prefs.simulator import Said, SimState, UserCore, change_lines
@@ -63,6 +64,8 @@ class ProbeRecord(BaseModel):
     attr_kind: str = Field(description="reply / action.")
     target: str = Field(description="Target setting at the probe's date.")
     other_target: str = Field(description="The other context's target at that date.")
+    other_evidence: bool = Field(default=False, description="The agent's input at the probe held something the user "
+                                 "said in the other context pointing to other_target (carry-over evidence).")
     selected: str | None = Field(description="The PA's selection.")
     observed: str | None = Field(description="Setting the delivered behaviour shows (checks).")
     capability_failure: bool = Field(description="No valid selection or no delivered reply.")
@@ -101,6 +104,7 @@ class PrefsProtocol:
         self._trace: Any = None
         wrapper.on_select = self._traced_selection
         self.delivered_by_call: dict[str, str] = {}
+        self.system = ""  # the session's system prompt (with the memory block), as the agent got it
 
     def _traced_selection(self, arguments: Any, content: str) -> None:
         if self._trace is not None:
@@ -148,7 +152,8 @@ class PrefsProtocol:
         text = (await self.wording.word(intent, delivered)) if intent.draft else None
         if text:
             kind = self.scene.kind  # accumulation, change, probe_final, probe_pre
-            self.said.append(Said(sid=self.scene.sid, kind=kind, text=text, trigger=intent.facts.get("trigger", "none")))
+            self.said.append(Said(sid=self.scene.sid, kind=kind, text=text, trigger=intent.facts.get("trigger", "none"),
+                                  wanted=self.core.target))
         trace.emit("user_decision", turn=turn, trigger=intent.facts.get("trigger"), observed=intent.facts.get("observed"),
                    grants=intent.grants)
         return UserTurn(text=text, end=intent.end)
@@ -192,6 +197,7 @@ class Timeline:
         self.turns = 0
         self.corrections = 0
         self.repeats = repeats
+        self._scene_of = {s.sid: s for s in data.sessions}
 
     # -- one session ------------------------------------------------------------------------------
     def _system(self, scene: Scene, memory, target: str) -> str:
@@ -218,6 +224,7 @@ class Timeline:
         core = UserCore(self.user, scene, sim, target)
         core.reacted = opening is not None  # a change transcript already holds the user's reaction
         proto = PrefsProtocol(wrapper, core, scene, probe, self.wording, self.said, offer_select=opening is None)
+        proto.system = self._system(scene, memory, target)
         sid = session_id or scene.sid
         trace = self._trace(sid)
         clock = SimClock(datetime.fromisoformat(scene.day + "T09:00:00"))
@@ -227,7 +234,7 @@ class Timeline:
         try:
             # Wrapper duck-types Toolkit (schemas/call/spec); kernel's run_session is annotated with the class.
             outcome = await run_session(agent, wrapper, proto,
-                                        system=self._system(scene, memory, target), opening=first,
+                                        system=proto.system, opening=first,
                                         session_id=sid, phase=scene.kind, trace=trace, max_turns=self.max_turns,
                                         clock=clock, trigger="notification" if scene.opening == "event" and opening is None
                                         else "user")
@@ -246,10 +253,17 @@ class Timeline:
             agent = self.agent.fork() if hasattr(self.agent, "fork") else self.agent
             sim = self.sim.model_copy(deep=True)
             sid = scene.sid if repeat == 0 else f"{scene.sid}~r{repeat}"
-            r, core, _, _ = await self.session(scene, world, memory, sim, agent, probe=True, session_id=sid)
+            r, core, outcome, proto = await self.session(scene, world, memory, sim, agent, probe=True, session_id=sid)
         attr = taxonomy().attribute(scene.attribute)
         target = core.target
         other = "personal" if scene.context == "work" else "work"
+        other_target = self.user.target(other, attr.id, scene.day)
+        other_evidence = False
+        if other_target != target:
+            ev = evidence_sentences(self.said, self._scene_of, other, attr.id, other_target, target)
+            recall = agent.recall_text(attr.id) if hasattr(agent, "recall_text") else ""
+            seen = "\n".join([proto.system, recall, *(m.content or "" for m in outcome.messages)])
+            other_evidence = held(ev, seen)
         # capability failure (App. F.2): no valid selection, or the PA never delivered anything
         failure = r.selected is None or not r.deliveries
         b = 1 if failure else embedded_brs(attr.id, target, r, scene.kit)
@@ -258,7 +272,7 @@ class Timeline:
             judged = 1 if failure else await self.judge.score(scene, attr, target, r)
         return ProbeRecord(
             sid=scene.sid, kind=kind, context=scene.context, attribute=attr.id, dimension=attr.dimension,
-            attr_kind=attr.kind, target=target, other_target=self.user.target(other, attr.id, scene.day),
+            attr_kind=attr.kind, target=target, other_target=other_target, other_evidence=other_evidence,
             selected=r.selected, observed=observe(attr.id, r, scene.kit), capability_failure=failure,
             brs_embedded=b, brs_judged=judged, prs=core.rate(r, failure) if kind == "final" else None,
             changed=any(c.context == scene.context and c.attribute == attr.id for c in self.user.changes),
@@ -302,7 +316,8 @@ class Timeline:
                     if m.role == "user":
                         trig: Literal["consequence", "new_rule", "request"] = (
                             "consequence" if m is opening[-2] else "new_rule" if m is opening[-1] else "request")
-                        self.said.append(Said(sid=scene.sid, kind="change", text=m.content or "", trigger=trig))
+                        self.said.append(Said(sid=scene.sid, kind="change", text=m.content or "", trigger=trig,
+                                              wanted=next(c.new for c in self.user.changes if c.sid == scene.sid)))
             self.corrections += any(s.sid == scene.sid and s.trigger == "mismatch" for s in self.said[-4:])
             self.memory.observe(scene.sid, memory_record(outcome.messages, proto), when=f"{scene.day} {scene.context}")
         before = self.checkpoint() if probe_hook else None

@@ -55,6 +55,7 @@ class Said(BaseModel):
     kind: str
     text: str
     trigger: Literal["request", "facts", "match", "mismatch", "consequence", "new_rule", "close", "probe", "approval", "none"]
+    wanted: str | None = None  # the user's target when it said this (reactions only; for carry-over evidence)
 
 
 class UserCore:

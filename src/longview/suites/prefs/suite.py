@@ -230,7 +230,7 @@ class PrefsSuite(Suite):
                 "psa": MetricInfo(description="share of probes (final + pre-event) whose selected setting equals the target; capability failures count 0", kind="deterministic"),
                 "cs": MetricInfo(description="share of attributes with differing work/personal targets selected correctly in both contexts", kind="deterministic"),
                 "pet": MetricInfo(description="share of changed cells selected correctly both before (pre-event probe) and after the change (final probe)", kind="deterministic"),
-                "carry_over": MetricInfo(description="share of differing work/personal pairs where a context got the other context's target", kind="deterministic", higher_is_better=False),
+                "carry_over": MetricInfo(description="share of differing work/personal pair instances where a probe selected the other context's target after its input held the user's words for it there", kind="deterministic", higher_is_better=False),
                 "brs": MetricInfo(description="Behavioral Realization Score 1-5 of final probes (capability failure = 1)", kind=brs_kind,
                                   by="judge model" if judged_any else "embedded:checks"),
                 "prs": MetricInfo(description="the simulated user's rating 1-5 after each final probe", kind="deterministic", by="embedded:simulated-user"),
