@@ -27,6 +27,21 @@ class MetricInfo(BaseModel):
     higher_is_better: bool = Field(default=True, description="Direction of the metric.")
 
 
+class Coverage(BaseModel):
+    """How much of a metric's material was judged (printed next to its value): an item nobody could
+    judge is left out of the metric, and this says how many were left out and where."""
+
+    judged: int = Field(description="Items judged (criteria, intents...), summed over the row's complete cells.")
+    total: int = Field(description="Items there were.")
+    units_covered: int = Field(description="Sessions (tasks) where the metric is defined, summed over cells.")
+    units_total: int = Field(description="Sessions (tasks) it would average over if every item were judged.")
+    unit: str = Field(default="sessions", description="What units_covered counts.")
+
+    def text(self) -> str:
+        """'120/150 judged, 9/11 sessions'."""
+        return f"{self.judged}/{self.total} judged, {self.units_covered}/{self.units_total} {self.unit}"
+
+
 class Row(BaseModel):
     """One (agent, variant) of a scorecard."""
 
@@ -43,6 +58,8 @@ class Row(BaseModel):
     trials: int = Field(default=1, description="Most complete trials of any unit.")
     per_unit: dict[str, dict[str, float | None]] = Field(default_factory=dict, description="Unit -> its metrics.")
     extra: dict[str, Any] = Field(default_factory=dict, description="Suite-specific additions (breakdowns...).")
+    coverage: dict[str, Coverage] = Field(default_factory=dict, description="Metric -> how much of it was judged "
+                                          "(only metrics where some item can go unjudged).")
 
 
 class Scorecard(BaseModel):

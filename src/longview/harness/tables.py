@@ -29,8 +29,16 @@ def rows_table(sc: Any) -> Table:
         t.add_column(n, justify="right")
     for r in rows:
         n = str(r.get("n", r.get("n_personas", 0))) + (f" (+{r['n_aborted']} aborted)" if r.get("n_aborted") else "")
-        t.add_row(r["agent"], r["variant"], n, *[fmt_ci(r["metrics"].get(k), (r.get("ci95") or {}).get(k)) for k in names])
+        t.add_row(r["agent"], r["variant"], n, *[fmt_ci(r["metrics"].get(k), (r.get("ci95") or {}).get(k))
+                                                 + fmt_coverage((r.get("coverage") or {}).get(k)) for k in names])
     return t
+
+
+def fmt_coverage(cov: Any) -> str:
+    """'\n(120/150 judged, 9/11 sessions)' for a metric with a coverage record, else ''."""
+    if not cov:
+        return ""
+    return f"\n({cov['judged']}/{cov['total']} judged, {cov['units_covered']}/{cov['units_total']} {cov.get('unit', 'sessions')})"
 
 
 def plan_table(suite: str, cells: list[Any], estimate: dict[str, tuple[int, int]], model_roles: bool) -> Table:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 # Row fields every scorecard row has (the common shape); anything else is suite-specific.
 COMMON_ROW_FIELDS = {"agent", "variant", "metrics", "ci95", "n", "n_aborted", "n_missing", "abort_reasons", "trials",
-                     "per_unit", "extra", "n_personas", "per_persona", "group"}
+                     "per_unit", "extra", "n_personas", "per_persona", "group", "coverage"}
 
 
 @dataclass

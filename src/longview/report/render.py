@@ -181,7 +181,8 @@ def suite_section(page: Page, suite: str, members: list[int], comparisons: list[
         if row.get("n_missing"):
             n += f' <span class="note">−{row["n_missing"]} missing</span>'
         cells = ([esc(run.label)] if multi else []) + [open_link(esc(row["agent"]), filt), esc(row["variant"]), n]
-        cells += [fci(row.get("metrics", {}).get(k), (row.get("ci95") or {}).get(k)) for k in names]
+        cells += [fci(row.get("metrics", {}).get(k), (row.get("ci95") or {}).get(k))
+                  + _coverage_note((row.get("coverage") or {}).get(k)) for k in names]
         cells += [fnum(row.get(k)) for k in extras]
         body.append(cells)
     out.append("<h3>Scorecard</h3>" + table(cols, body, "score", titles))
@@ -481,3 +482,11 @@ def render(runs: list[RunData], *, title: str = "longview report", comparisons: 
 
 
 VEGA_VERSION, VEGA_LITE_VERSION = "6.4.0", "6.5.0"
+
+
+def _coverage_note(cov: Any) -> str:
+    """A metric's coverage under its value: items judged / total and sessions covered."""
+    if not cov:
+        return ""
+    return (f'<br><span class="note">{esc(cov["judged"])}/{esc(cov["total"])} judged, '
+            f'{esc(cov["units_covered"])}/{esc(cov["units_total"])} {esc(cov.get("unit", "sessions"))}</span>')

@@ -28,7 +28,7 @@ def test_run_json_has_proc_comp_and_no_history_rows(tmp_path: Path):
     for row in rows.values():
         assert {"proc", "comp"} <= set(row["metrics"]) and row["n"] == 2
     assert rows[("ref:recall", "no_history")]["metrics"]["proc"] < rows[("ref:recall", "default")]["metrics"]["proc"]
-    assert data["metrics"]["proc"]["by"] == "embedded:checks+lexical"
+    assert data["metrics"]["proc"]["by"] == "embedded:checks+rules"
 
 
 def test_judge_model_agreement_with_embedded_checks(tmp_path: Path):

@@ -5,12 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 
-import pytest
-
 from longview.domains.apps.state import AppsState
 from longview.harness.roles import Roles
 from longview.judges.base import LLMJudge
-from longview.kernel.errors import CellAborted
 from longview.kernel.models.mock import register_script, unregister_script
 from longview.suites.intents.evidence import CallRecord, Evidence
 from longview.suites.intents.judges import (
@@ -20,6 +17,7 @@ from longview.suites.intents.judges import (
     embedded_satisfied,
     embedded_targeted,
     question_sentences,
+    read_decisions,
 )
 from longview.suites.intents.schema import Check, ChecklistItem, HiddenIntent
 
@@ -36,15 +34,14 @@ def ev(notes=(), replies=("",), calls=()):
     return Evidence(replies=list(replies), calls=list(calls), files={}, state=s)
 
 
-def test_embedded_satisfaction_checks_and_lexical_proxy():
+def test_embedded_satisfaction_needs_work_not_words():
     assert embedded_satisfied(I1, ev(notes=["Label: ward-65"])) is True
     assert embedded_satisfied(I1, ev(notes=["Label: ward-66"], replies=["I used ward-65"])) is False
-    # no checks: lexical proxy over reply + what the agent wrote
-    assert embedded_satisfied(I2, ev(replies=["I state the deadline 4 May in the note."])) is True
-    assert embedded_satisfied(I2, ev(replies=["I state the deadline 5 May in the note."])) is False  # numbers count
+    # no checks: the words of the reply or of what the agent wrote are no evidence -> not judged here
+    assert embedded_satisfied(I2, ev(replies=["I state the deadline 4 May in the note."])) is None
     call = CallRecord("write_file", {"path": "x", "content": "We state the deadline: 4 May"}, True, {}, 0, 0)
-    assert embedded_satisfied(I2, ev(calls=[call])) is True
-    assert embedded_satisfied(I2, ev(replies=["Done."])) is False
+    assert embedded_satisfied(I2, ev(calls=[call])) is None
+    assert not IntentJudges().can_judge(I2, None) and IntentJudges().can_judge(I1, None)
 
 
 def test_embedded_targeted_question():
@@ -62,33 +59,45 @@ def _judge(name, answers):
     return LLMJudge(client, Roles({}).params("judge"), "sys", Decisions, "judge")
 
 
+def test_targeted_question_must_be_about_the_intent():
+    # a question that lists everything is about nothing in particular
+    spam = "Should I " + " ".join(f"check topic{i}," for i in range(30)) + " and mark it with which label?"
+    assert embedded_targeted(I1, spam) is False
+    assert embedded_targeted(I1, "Before I start, a few questions: which label should it be marked with?") is True
+
+
 def test_model_path_decides_and_keeps_embedded_labels_for_agreement():
-    sat = _judge("sat_golden", [json.dumps({"decisions": [{"id": "I1", "yes": False}, {"id": "I2", "yes": True}]})])
+    sat = _judge("sat_golden", [json.dumps({"decisions": [{"id": "I1", "yes": False}, {"id": "I2", "yes": True,
+                                                                                      "reason": "r2"}]})])
     tgt = _judge("tgt_golden", ['```json\n{"decisions": [{"id": "I1", "yes": true}]}\n```'])
     j = IntentJudges(sat, tgt)
-    decided, embedded = asyncio.run(j.satisfied([I1, I2], "r", ev(notes=["ward-65"]), "p"))
-    assert decided == {"I1": False, "I2": True}
-    assert embedded == {"I1": True}  # only intents with deterministic checks are compared
-    decided, embedded = asyncio.run(j.targeted([I1, I2], "Which label should I mark it with?"))
-    assert decided == {"I1": True, "I2": None}  # the model left I2 out: undefined, not False
-    assert embedded == {"I1": True, "I2": False}
+    v = asyncio.run(j.satisfied([I1, I2], "r", ev(notes=["ward-65"]), "p"))
+    assert v.labels == {"I1": False, "I2": True} and v.reasons["I2"] == "r2" and not v.missing
+    assert v.embedded == {"I1": True}  # only intents with deterministic checks are compared
+    v = asyncio.run(j.targeted([I1, I2], "Which label should I mark it with?"))
+    assert v.labels == {"I1": True, "I2": False}  # the model left I2 out: NO, as π-Bench, and counted
+    assert v.missing == ["I2"]
+    assert v.embedded == {"I1": True, "I2": False}
     unregister_script("sat_golden")
     unregister_script("tgt_golden")
 
 
-def test_malformed_model_verdict_aborts_the_cell():
-    bad = _judge("bad_golden", ["not json", "still not"])
-    with pytest.raises(CellAborted):
-        asyncio.run(IntentJudges(bad, bad).satisfied([I1], "r", ev(), "p"))
+def test_unreadable_items_count_no_and_are_counted():
+    ans = json.dumps({"decisions": [{"id": "I1", "yes": "maybe"}, {"id": "I2", "yes": "YES"}, {"id": "I9", "yes": True}]})
+    v = read_decisions(ans, ["I1", "I2"])
+    assert v.labels == {"I1": False, "I2": True} and v.missing == ["I1"]
+    bad = _judge("bad_golden", ["not json", "still not"])  # retried once, then every item NO, all counted
+    v = asyncio.run(IntentJudges(bad, bad).satisfied([I1, I2], "r", ev(), "p"))
+    assert v.labels == {"I1": False, "I2": False} and v.missing == ["I1", "I2"]
     unregister_script("bad_golden")
 
 
 def test_rubric_without_model_uses_proxy_or_leaves_it_unjudged():
     items = [ChecklistItem(id="C1", text="says done", proxy=Check(kind="reply_contains", all=["done"])),
              ChecklistItem(id="C2", text="is polite")]
-    labels = asyncio.run(RubricJudge().judge(items, ev(replies=["All done."]), [], "p"))
-    assert labels == {"C1": True, "C2": None}
-    model = _judge("rub_golden", [json.dumps({"decisions": [{"id": "C2", "yes": True}]})])
-    labels = asyncio.run(RubricJudge(model).judge(items, ev(), [], "p"))
-    assert labels == {"C1": None, "C2": True}
+    v = asyncio.run(RubricJudge().judge(items, ev(replies=["All done."]), [], "p"))
+    assert v.labels == {"C1": True, "C2": None}
+    model = _judge("rub_golden", [json.dumps({"decisions": [{"id": "C2", "yes": True, "reason": "polite"}]})])
+    v = asyncio.run(RubricJudge(model).judge(items, ev(), [], "p"))
+    assert v.labels == {"C1": False, "C2": True} and v.missing == ["C1"] and v.reasons["C2"] == "polite"
     unregister_script("rub_golden")

@@ -36,7 +36,8 @@ def test_loads_and_classifies():
     s4 = ep.sessions[3]
     assert s4.depends_on == ["tester_task_003"] and s4.hidden_intents[1].initially_provided
     assert ds.rule_keys[("tester", "tester_task_002")] == [
-        "note_created_with_title", "note_lists_items", "note_checked_after_create"]
+        "note_created_with_title", "note_lists_items", "note_checked_after_create", "note_states_deadline",
+        "note_tagged_camping"]
     # the data folder itself works too, and the hash is stable
     assert load_pibench(str(FIXTURE / "data")).sha256 == ds.sha256
 
@@ -54,7 +55,7 @@ def _copy(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("edit, field", [
-    (lambda t: t.replace("    - content: \"Tag the note with 'trip'.\"\n", "    - contnt: x\n"), "intent.hidden_intent.1"),
+    (lambda t: t.replace("    - content: \"Tag the note with 'camping'.\"\n", "    - contnt: x\n"), "intent.hidden_intent.1"),
     (lambda t: t.replace("schema_version: v2", "schema_version: v1"), "schema_version"),
     (lambda t: t.replace("  checklist:\n", "  checklst:\n"), "objectives.checklst"),
 ])
@@ -142,14 +143,18 @@ def test_runs_and_scores_with_rule_scripts(tmp_path, mode):
     s2 = next(s for s in cell["sessions"] if s["session_id"] == "tester_task_002")
     rules = {k: v["met"] for k, v in s2["criteria"].items() if v["kind"] == "rule"}
     assert rules == {"[tools] note_created_with_title": True, "[tools] note_lists_items": True,
-                     "[tools] note_checked_after_create": True}
+                     "[tools] note_checked_after_create": True, "[tools] note_states_deadline": False,
+                     "[tools] note_tagged_camping": False}
     rubric = [v for v in s2["criteria"].values() if v["kind"] == "rubric"]
     assert rubric and all(v["met"] is None and v["by"] == "not judged" for v in rubric)
     sc = suite.score(res, ds, None, 0)
     row = sc.rows[0]
-    assert row.metrics["comp"] == 1.0  # only the rule criteria are judged without a judge model
-    assert row.metrics["proc"] is not None
-    assert "lexical proxy" in sc.metrics["proc"].description
+    assert row.metrics["comp"] == 0.6  # only the rule criteria are judged without a judge model
+    # the note carries neither hidden intent: both testable by the script's keys, neither completed
+    assert row.metrics["proc"] == 0.0 and row.metrics["completed"] == 0.0
+    cov = row.coverage["comp"]  # 2 + 1 + 1 rubric items are not judged offline; 3 sessions have criteria
+    assert (cov.judged, cov.total, cov.units_covered, cov.units_total) == (5, 9, 1, 3)
+    assert "tool calls" in sc.metrics["proc"].description
     unregister_script("pib_note")
 
 

@@ -319,7 +319,14 @@ def _session(t: PibTask, depends_on: list[str], script: Path | None) -> Session:
                    for k, c in enumerate(obj.checklist if obj else [])],
         rule_script=str(script) if script else None, rule_tools=names,
         tool_prefix=PREFIX if any(n.startswith(PREFIX) for n in names) else "",
-        files_read=list(obj.files_read) if obj else [])
+        files_read=list(obj.files_read) if obj else [], task_type=t.task_type,
+        category=_meta(t, "category"), difficulty=_meta(t, "difficulty"))
+
+
+def _meta(t: PibTask, key: str) -> str:
+    """A text field of the task's free-form metadata (breakdown keys), empty when absent."""
+    v = t.metadata.get(key) if isinstance(t.metadata, dict) else None
+    return str(v) if isinstance(v, str | int | float) else ""
 
 
 def load_pibench(path: str) -> IntentsDataset:

@@ -1,50 +1,63 @@
 """The two judges of the two-stage user and the rubric judge, each embedded (deterministic) or a
 model (the ``judge`` role).
 
-* Satisfaction: which open intents does the latest reply satisfy? By longview's documented choice
-  the evidence is the reply *plus* the tool calls it made since the last user message and the
-  artifacts (app records, workspace files) as they now stand. Embedded: the intent's own checks
-  all pass; an intent without checks (imported tasks) falls back to a lexical proxy — most of its
-  content words appear in the reply or in what the agent wrote.
-* Targeted question: which remaining intents does the reply ask about specifically? Embedded: a
-  question sentence (ending in '?') covers most content words of the intent's question.
+* Satisfaction: which open intents has the agent already *done*? Embedded: the intent's own
+  deterministic checks all pass (built-in data), or — imported tasks — a rule-script key that
+  tests it is met by the session's tool calls (:mod:`longview.suites.intents.rule_evidence`). An
+  intent with neither is *not judged* offline: what the agent says is never evidence of work.
+  Model: the reply, the calls since the user last spoke (arguments and results) and the artifacts.
+* Targeted question: which remaining intents does the reply ask about specifically? Embedded: one
+  question sentence (ending in '?') covers most content words of the intent's question *and* is
+  mostly about it (a question listing everything is about nothing in particular).
 * Rubric: checklist items without a deterministic check. Embedded: the item's proxy check, or
-  *not judged* (None) — a missing judgment is never a pass or a fail.
+  *not judged* (None). Model: the session's transcript, its tool calls with arguments and results,
+  and the workspace and app state at the session's end (with what the session changed).
+
+A model verdict that leaves an item out, or answers it in a form that cannot be read, counts that
+item NO — as π-Bench's evaluator does — and the item is counted in ``missing`` (``judge_missing``
+in the session record), never silently dropped. A whole answer that is not a verdict is retried
+once; after that every item counts NO and is counted missing.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from longview.judges.base import LLMJudge
-from longview.suites.intents.evidence import Evidence, run_check
+from longview.judges.base import LLMJudge, brief, parse_json
+from longview.suites.intents.evidence import COLLECTIONS, Evidence, records, run_check
+from longview.suites.intents.rule_evidence import RuleEvidence
 from longview.suites.intents.schema import ChecklistItem, HiddenIntent
-from longview.text import content_words, overlap, tokens
+from longview.text import content_words, overlap
 
-SATISFIED_MIN = 0.75  # lexical proxy: share of an intent's content words found in reply + artifacts
 QUESTION_MIN = 0.6  # share of an intent's question words one question sentence must cover
+QUESTION_FOCUS = 0.3  # share of that sentence's content words that must belong to the intent's question
 
 SATISFACTION_PROMPT = """You judge a simulated user's hidden requirements against an assistant's latest work.
 Input JSON: the user's profile, a list of open requirements (id, content), the assistant's latest reply,
 the tool calls it made since the user last spoke, and the current artifacts (app records, files).
 A requirement is met only if the reply, the calls or the artifacts already fulfil it concretely; a
 question or a promise does not meet it. Answer with JSON only:
-{"decisions": [{"id": "<id>", "yes": true|false}, ...]} with one entry per requirement."""
+{"decisions": [{"id": "<id>", "yes": true|false, "reason": "<one short sentence>"}, ...]} with one entry per requirement."""
 
 TARGETED_PROMPT = """You judge whether an assistant's latest reply asks the user specifically about hidden requirements.
 Input JSON: the open requirements (id, content) and the reply. Answer yes for a requirement only when
 the reply contains a question aimed at that specific missing detail; generic questions such as
 "anything else?" do not count. Answer with JSON only:
-{"decisions": [{"id": "<id>", "yes": true|false}, ...]} with one entry per requirement."""
+{"decisions": [{"id": "<id>", "yes": true|false, "reason": "<one short sentence>"}, ...]} with one entry per requirement."""
 
 RUBRIC_PROMPT = """You grade whether a finished assistant session meets each criterion.
-Input JSON: the user's profile, the criteria (id, text), the conversation, and the final artifacts.
-Credit a criterion only with concrete evidence in the conversation, calls or artifacts. Answer with JSON only:
-{"decisions": [{"id": "<id>", "yes": true|false}, ...]} with one entry per criterion."""
+Input JSON: the user's profile, the user's hidden requirements for this session, the criteria (id, text),
+the conversation, every tool call of the session with its arguments and result, and the state at the
+session's end: the app records, what the session added, changed or removed, and the workspace files
+the session wrote or the task names. Credit a criterion only with concrete evidence there; when the
+evidence is missing or ambiguous, answer no. Answer with JSON only:
+{"decisions": [{"id": "<id>", "yes": true|false, "reason": "<one short sentence>"}, ...]} with one entry per criterion."""
 
 
 def prompt_hashes() -> dict[str, str]:
@@ -55,6 +68,7 @@ def prompt_hashes() -> dict[str, str]:
 class Decision(BaseModel):
     id: str = Field(description="Item id.")
     yes: bool = Field(description="Verdict.")
+    reason: str = Field(default="", description="Why, in one sentence.")
 
 
 class Decisions(BaseModel):
@@ -65,73 +79,153 @@ Labels = dict[str, bool | None]
 
 
 def question_sentences(reply: str) -> list[str]:
-    """Sentences of ``reply`` that end with a question mark."""
-    return [q.strip() for q in re.findall(r"[^.!?\n]*\?", reply or "") if q.strip(" ?")]
+    """Sentences (or clauses after a semicolon) of ``reply`` that end with a question mark."""
+    return [q.strip() for q in re.findall(r"[^.!?;\n]*\?", reply or "") if q.strip(" ?")]
 
 
-def proxy_words(text: str) -> set[str]:
-    """Content words plus numbers: what the lexical proxy compares."""
-    return content_words(text) | {t for t in tokens(text) if t.isdigit()}
-
-
-def embedded_satisfied(intent: HiddenIntent, ev: Evidence) -> bool:
+def embedded_satisfied(intent: HiddenIntent, ev: Evidence) -> bool | None:
+    """Its deterministic checks all pass; None when it has none (rule evidence or a model decides)."""
     if intent.satisfied_by:
         return all(run_check(c, ev) for c in intent.satisfied_by)
-    want = proxy_words(intent.content)
-    have = proxy_words("\n".join(ev.replies) + "\n" + ev.artifacts_text())
-    return bool(want) and overlap(have, want) >= SATISFIED_MIN
+    return None
 
 
 def embedded_targeted(intent: HiddenIntent, reply: str) -> bool:
     want = content_words(intent.question or intent.content)
-    return bool(want) and any(overlap(content_words(q), want) >= QUESTION_MIN for q in question_sentences(reply))
+    if not want:
+        return False
+    for q in question_sentences(reply):
+        have = content_words(q)
+        if overlap(have, want) >= QUESTION_MIN and len(have & want) / len(have) >= QUESTION_FOCUS:
+            return True
+    return False
 
 
-def _labels(verdict: Decisions, ids: list[str]) -> Labels:
-    got = {d.id: d.yes for d in verdict.decisions}
-    return {i: got.get(i) for i in ids}  # an id the model left out stays undefined
+@dataclass
+class Verdicts:
+    """One judge stage's answer for a set of items."""
+
+    labels: Labels  # item id -> verdict (None: not judged)
+    embedded: Labels = field(default_factory=dict)  # the embedded label where a model also judged
+    reasons: dict[str, str] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)  # left out or unreadable: counted NO
 
 
-def _artifacts(ev: Evidence, limit: int = 6000) -> dict[str, Any]:
-    """App records and the workspace files the agent wrote (plus the task's files_read), cut to ``limit``."""
-    from longview.suites.intents.evidence import records
+def read_decisions(text: str | None, ids: list[str]) -> Verdicts:
+    """A model answer as verdicts for ``ids``. An entry that is not ``{"id", "yes": bool}`` (or
+    "yes"/"no"), or an id left out, counts NO and is listed in ``missing``; an answer that holds no
+    ``decisions`` list at all is a ValueError (retried by the caller)."""
+    try:
+        raw = parse_json(text)
+    except ValueError as err:
+        raise ValueError(f"not JSON ({err}) in {brief(text)}") from None
+    entries = raw.get("decisions") if isinstance(raw, dict) else None
+    if not isinstance(entries, list):
+        raise ValueError(f"no 'decisions' list in {brief(text)}")
+    got: dict[str, bool] = {}
+    reasons: dict[str, str] = {}
+    for e in entries:
+        if not isinstance(e, dict) or str(e.get("id")) not in ids or str(e.get("id")) in got:
+            continue
+        v = e.get("yes")
+        if isinstance(v, str) and v.strip().lower() in ("yes", "no", "true", "false"):
+            v = v.strip().lower() in ("yes", "true")
+        if isinstance(v, bool):
+            got[str(e["id"])] = v
+            if isinstance(e.get("reason"), str):
+                reasons[str(e["id"])] = e["reason"][:500]
+    missing = [i for i in ids if i not in got]
+    for i in missing:
+        reasons[i] = "judge left it out or answered unreadably: counted NO"
+    return Verdicts(labels={i: got.get(i, False) for i in ids}, reasons=reasons, missing=missing)
 
-    apps = {c: records(ev.state, c) for c in ("notes", "tasks", "emails", "texts", "events", "expenses", "groups",
-                                                  "orders", "contacts", "alarms", "projects")}
-    apps = {k: v for k, v in apps.items() if v}
+
+async def ask_decisions(model: LLMJudge, payload: dict[str, Any], ids: list[str]) -> Verdicts:
+    """Ask ``model``; one retry on an answer that is no verdict at all, then every item NO (counted)."""
+    faults: list[str] = []
+    for trial in range(2):
+        text = await model.raw(payload, trial)
+        try:
+            return read_decisions(text, ids)
+        except ValueError as e:
+            faults.append(str(e))
+    why = "no readable verdict twice: counted NO (" + " | ".join(faults)[:300] + ")"
+    return Verdicts(labels={i: False for i in ids}, reasons={i: why for i in ids}, missing=list(ids))
+
+
+def _cut(value: Any, limit: int) -> Any:
+    """``value`` as is when its JSON is under ``limit`` characters, else its JSON text cut there."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return value if len(text) <= limit else text[:limit] + " …(cut)"
+
+
+def _artifacts(ev: Evidence, limit: int = 6000, start: dict[str, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+    """App records now (the moment ``ev`` was taken), what changed since ``start`` (the session's
+    opening state), and the workspace files the agent wrote in scope plus the task's files_read."""
+    now = {c: records(ev.state, c) for c in COLLECTIONS}
+    out: dict[str, Any] = {"apps": {k: _cut(v, limit) for k, v in now.items() if v}}
+    if start is not None:
+        changes: dict[str, Any] = {}
+        for c in COLLECTIONS:
+            before = [json.dumps(r, sort_keys=True, default=str) for r in start.get(c, [])]
+            after = [json.dumps(r, sort_keys=True, default=str) for r in now[c]]
+            added = [json.loads(r) for r in after if r not in before]
+            removed = [json.loads(r) for r in before if r not in after]
+            if added or removed:
+                changes[c] = {"added_or_changed": _cut(added, limit), "removed_or_changed": _cut(removed, limit)}
+        out["changed_this_session"] = changes
     shown = sorted(ev.written | {p for p in ev.context_files if p in ev.files})
-    return {"apps": apps, "files": {p: ev.files[p][:limit] for p in shown if p in ev.files}}
+    out["files"] = {p: ev.files[p][:limit] for p in shown if p in ev.files}
+    return out
+
+
+def _calls(ev: Evidence, limit: int = 2000) -> list[dict[str, Any]]:
+    return [{"name": c.name, "arguments": _cut(c.arguments, limit), "ok": c.ok, "result": _cut(c.output, limit)}
+            for c in ev.calls]
 
 
 class IntentJudges:
-    """Satisfaction and targeted-question stages; embedded unless ``model`` (an LLMJudge factory) is given.
+    """Satisfaction and targeted-question stages; embedded unless model judges are given.
 
-    When both run, the embedded label is kept next to the model's for the agreement report; the
-    model's label decides."""
+    When both run, the embedded label (where there is one) is kept next to the model's for the
+    agreement report; the model's label decides."""
 
     def __init__(self, satisfaction: LLMJudge | None = None, targeted: LLMJudge | None = None) -> None:
         self.satisfaction_model, self.targeted_model = satisfaction, targeted
-        self.name = satisfaction.name if satisfaction else "embedded:checks+lexical"
+        self.name = satisfaction.name if satisfaction else "embedded:checks+rules"
 
-    async def satisfied(self, intents: list[HiddenIntent], reply: str, ev: Evidence,
-                        profile: str) -> tuple[Labels, Labels]:
-        """(decisions, embedded labels). Embedded labels are given for intents with checks."""
-        embedded: Labels = {i.id: embedded_satisfied(i, ev) for i in intents}
+    def can_judge(self, intent: HiddenIntent, rule: RuleEvidence | None) -> bool:
+        """Whether this intent's completion can be judged at all (else it is 'not judged')."""
+        return (self.satisfaction_model is not None or bool(intent.satisfied_by)
+                or (rule is not None and rule.testable(intent.id)))
+
+    def embedded(self, intents: list[HiddenIntent], ev: Evidence, rule: RuleEvidence | None,
+                 all_calls: list[Any] | None = None) -> Labels:
+        labels: Labels = {i.id: embedded_satisfied(i, ev) for i in intents}
+        rest = [i.id for i in intents if labels[i.id] is None]
+        if rule is not None and rest:
+            labels.update(rule.completed(rest, list(all_calls if all_calls is not None else ev.calls)))
+        return labels
+
+    async def satisfied(self, intents: list[HiddenIntent], reply: str, ev: Evidence, profile: str,
+                        rule: RuleEvidence | None = None, all_calls: list[Any] | None = None) -> Verdicts:
+        embedded = self.embedded(intents, ev, rule, all_calls)
         if self.satisfaction_model is None:
-            return embedded, {}
+            return Verdicts(labels=embedded)
         payload = {"profile": profile, "requirements": [{"id": i.id, "content": i.content} for i in intents],
-                   "reply": reply, "tool_calls": [{"name": c.name, "arguments": c.arguments, "ok": c.ok}
-                                                  for c in ev.calls], "artifacts": _artifacts(ev)}
-        verdict = await self.satisfaction_model.ask(payload)
-        return _labels(verdict, [i.id for i in intents]), {i.id: embedded[i.id] for i in intents if i.satisfied_by}
+                   "reply": reply, "tool_calls": _calls(ev), "artifacts": _artifacts(ev)}
+        v = await ask_decisions(self.satisfaction_model, payload, [i.id for i in intents])
+        v.embedded = {k: e for k, e in embedded.items() if e is not None}
+        return v
 
-    async def targeted(self, intents: list[HiddenIntent], reply: str) -> tuple[Labels, Labels]:
+    async def targeted(self, intents: list[HiddenIntent], reply: str) -> Verdicts:
         embedded: Labels = {i.id: embedded_targeted(i, reply) for i in intents}
         if self.targeted_model is None:
-            return embedded, {}
+            return Verdicts(labels=embedded)
         payload = {"requirements": [{"id": i.id, "content": i.content} for i in intents], "reply": reply}
-        verdict = await self.targeted_model.ask(payload)
-        return _labels(verdict, [i.id for i in intents]), embedded
+        v = await ask_decisions(self.targeted_model, payload, [i.id for i in intents])
+        v.embedded = embedded
+        return v
 
 
 class RubricJudge:
@@ -142,11 +236,15 @@ class RubricJudge:
         self.name = model.name if model else "embedded:proxy"
 
     async def judge(self, items: list[ChecklistItem], ev: Evidence, transcript: list[dict[str, Any]],
-                    profile: str) -> Labels:
+                    profile: str, intents: list[HiddenIntent] | None = None,
+                    start: dict[str, list[dict[str, Any]]] | None = None) -> Verdicts:
+        """Verdicts over ``ev`` — the whole session at its end (its calls, its state)."""
         if not items:
-            return {}
+            return Verdicts(labels={})
         if self.model is None:
-            return {it.id: (run_check(it.proxy, ev) if it.proxy else None) for it in items}
-        payload = {"profile": profile, "criteria": [{"id": it.id, "text": it.text} for it in items],
-                   "conversation": transcript, "artifacts": _artifacts(ev)}
-        return _labels(await self.model.ask(payload), [it.id for it in items])
+            return Verdicts(labels={it.id: (run_check(it.proxy, ev) if it.proxy else None) for it in items})
+        payload = {"profile": profile, "hidden_requirements": [i.content for i in intents or []],
+                   "criteria": [{"id": it.id, "text": it.text} for it in items],
+                   "conversation": transcript, "tool_calls": _calls(ev),
+                   "state_at_session_end": _artifacts(ev, start=start)}
+        return await ask_decisions(self.model, payload, [it.id for it in items])

@@ -12,6 +12,9 @@ IntentStatus = Literal["completed", "elicited", "provided", "open"]
 class IntentOutcome(BaseModel):
     status: IntentStatus = Field(description="Terminal status (open: unresolved at the turn cap).")
     reply: int | None = Field(default=None, description="Agent reply (1-based) at which it got its status.")
+    judged: bool = Field(default=True, description="Whether its completion could be judged: deterministic checks, "
+                         "rule-script keys that test it, or a judge model. False: it counts in no PROC or status "
+                         "share (its status is kept for the record).")
 
 
 class CriterionOutcome(BaseModel):
@@ -19,6 +22,7 @@ class CriterionOutcome(BaseModel):
     kind: Literal["check", "rubric", "rule"] = Field(description="How it is judged.")
     met: bool | None = Field(description="Met in any turn; None when not judged (no judge model, no proxy).")
     by: str = Field(default="", description="Which judge decided.")
+    reason: str = Field(default="", description="The judge model's reason, or why it is not judged / counted NO.")
 
 
 class SessionRecord(BaseModel):
@@ -31,6 +35,9 @@ class SessionRecord(BaseModel):
     agreement: list[tuple[str, bool, bool]] = Field(
         default_factory=list, description="(stage:intent, embedded label, model label) where both judged.")
     rule_errors: list[str] = Field(default_factory=list, description="Rule-script failures (criteria then undefined).")
+    judge_missing: int = Field(default=0, description="Items a judge model left out of its verdict or answered "
+                               "unparseably (each counted NO, as π-Bench's evaluator does).")
+    tags: dict[str, str] = Field(default_factory=dict, description="Breakdown keys: task_type, category, difficulty.")
 
 
 class CellRecord(BaseModel):
@@ -42,6 +49,6 @@ class CellRecord(BaseModel):
     trial: int = 0
     status: Literal["complete", "aborted"] = "complete"
     abort_reason: str | None = None
-    judge: str = Field(default="embedded:checks+lexical", description="Which intent judges ran.")
+    judge: str = Field(default="embedded:checks+rules", description="Which intent judges ran.")
     rubric: str = Field(default="embedded:proxy", description="Which rubric judge ran.")
     sessions: list[SessionRecord] = Field(default_factory=list)

@@ -20,6 +20,7 @@ from longview.suites.intents.dataset import IntentsDataset
 from longview.suites.intents.judges import IntentJudges, RubricJudge
 from longview.suites.intents.memory import FileMemory
 from longview.suites.intents.records import CellRecord, CriterionOutcome, SessionRecord
+from longview.suites.intents.rule_evidence import RuleEvidence
 from longview.suites.intents.rules import RuleMode, RuleScriptError, score_rules
 from longview.suites.intents.schema import Episode, Session
 from longview.suites.intents.user import RecordingToolkit, TwoStageUser
@@ -132,7 +133,7 @@ async def run_episode(ctx: CellContext, ds: IntentsDataset, comps: Components, *
         mem = NoMemory() if no_history else memory
         tools = RecordingToolkit(AppsToolkit(state, workspace, apps=session.apps))
         user = TwoStageUser(session, profile=ep.persona.profile, judges=comps.judges, tools=tools, state=state,
-                            workspace=workspace, wording=comps.wording)
+                            workspace=workspace, wording=comps.wording, rule=rule_evidence(session, comps))
         trace = ctx.trace(session.id)
         try:
             async with ctx.session():
@@ -151,24 +152,27 @@ async def run_episode(ctx: CellContext, ds: IntentsDataset, comps: Components, *
     return record
 
 
+def session_tags(session: Session) -> dict[str, str]:
+    """Breakdown keys of a session: the dataset's own, else derived (built-in episodes carry none):
+    task type from the dependency structure, category from the app its artifact lives in."""
+    return {"task_type": session.task_type or ("dependent" if session.depends_on else "independent"),
+            "category": session.category or (session.apps[0] if session.apps else "workspace files"),
+            "difficulty": session.difficulty or "unlabelled"}
+
+
+def rule_evidence(session: Session, comps: Components) -> RuleEvidence | None:
+    """Imported sessions with a rule script: which intents its keys test (offline completion evidence)."""
+    if not session.rule_script:
+        return None
+    return RuleEvidence(Path(session.rule_script), session.request,
+                        {i.id: i.content for i in session.hidden_intents if not i.initially_provided},
+                        set(session.rule_tools), session.tool_prefix, comps.rule_mode)
+
+
 async def add_judged_criteria(rec: SessionRecord, session: Session, user: TwoStageUser, comps: Components,
                               rule_keys: list[str] | None, ep: Episode) -> None:
-    """Rubric items (judge model, else proxy, else not judged) and rule-script criteria."""
-    rubric = [c for c in session.checklist if c.check is None]
-    if rubric:
-        ev = user.evidence(scope="all")
-        labels = await comps.rubric.judge(rubric, ev, user.transcript, ep.persona.profile)
-        for c in rubric:
-            met = labels.get(c.id)
-            by = comps.rubric.name
-            if comps.rubric.model is not None and c.proxy is not None and met is not None:
-                rec.agreement.append((f"rubric:{session.id}:{c.id}", user.proxy_met.get(c.id, False), bool(met)))
-            if comps.rubric.model is None and c.proxy is not None:
-                met = user.proxy_met.get(c.id, False) or bool(met)
-                by = "embedded:proxy"
-            elif comps.rubric.model is None:
-                by = "not judged"
-            rec.criteria[c.id] = CriterionOutcome(weight=c.weight, kind="rubric", met=met, by=by)
+    """Rule-script criteria, then rubric items (judge model, else proxy, else not judged)."""
+    rec.tags = session_tags(session)
     if session.rule_script and rule_keys:
         try:
             rule_met: dict[str, bool | None] = dict(score_rules(
@@ -180,6 +184,29 @@ async def add_judged_criteria(rec: SessionRecord, session: Session, user: TwoSta
         for k in rule_keys:
             rec.criteria[f"[tools] {k}"] = CriterionOutcome(weight=1.0, kind="rule", met=rule_met[k],
                                                             by=f"rule:{comps.rule_mode}")
+    # A proxy over the reply alone ("tells the user what was done") is a claim: it counts only once
+    # some deterministic or rule criterion of the session is met, so saying "done" earns nothing.
+    worked = any(c.met for c in rec.criteria.values())
+    rubric = [c for c in session.checklist if c.check is None]
+    if rubric:
+        ev = user.evidence(scope="all")
+        v = await comps.rubric.judge(rubric, ev, user.transcript, ep.persona.profile,
+                                     intents=session.hidden_intents, start=user.start_records)
+        rec.judge_missing += len(v.missing)
+        for c in rubric:
+            met = v.labels.get(c.id)
+            by = comps.rubric.name
+            reason = v.reasons.get(c.id, "")
+            if comps.rubric.model is not None and c.proxy is not None and met is not None:
+                rec.agreement.append((f"rubric:{session.id}:{c.id}", user.proxy_met.get(c.id, False), bool(met)))
+            if comps.rubric.model is None and c.proxy is not None:
+                met = user.proxy_met.get(c.id, False) or bool(met)
+                by = "embedded:proxy"
+                if c.proxy.kind == "reply_contains" and not worked:
+                    met, reason = False, "a claim in the reply, with no criterion of the session met"
+            elif comps.rubric.model is None:
+                by, reason = "not judged", "a rubric item: needs --judge-model"
+            rec.criteria[c.id] = CriterionOutcome(weight=c.weight, kind="rubric", met=met, by=by, reason=reason)
 
 
 def abort_record(ctx: CellContext, err: CellAborted) -> CellRecord:

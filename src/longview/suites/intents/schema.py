@@ -152,6 +152,12 @@ class Session(Strict):
                                   "spells them) whose calls the rule script sees.")
     tool_prefix: str = Field(default="", description="Prefix the task's tool names carry (mcp_appworld_).")
     files_read: list[str] = Field(default_factory=list, description="Workspace files judges see as context.")
+    task_type: str = Field(default="", description="Breakdown key: the task's type (π-Bench's task_type; built-in: "
+                           "empty, derived from the dependency structure).")
+    category: str = Field(default="", description="Breakdown key: the task's category (built-in: empty, derived "
+                          "from the artifact's app).")
+    difficulty: str = Field(default="", description="Breakdown key: the task's difficulty (π-Bench's "
+                            "metadata.difficulty), empty when unknown.")
 
     @field_validator("assets")
     @classmethod

@@ -1,5 +1,6 @@
 """The intents scorecard: PROC and COMP per (agent, variant), persona-macro with cluster CIs, trial
-mean and std, intent-status distribution and judge agreement."""
+mean and std, intent-status distribution, judge agreement, what each metric could judge (coverage,
+next to every number), and the paper's breakdowns by task type, category, persona and difficulty."""
 
 from __future__ import annotations
 
@@ -7,28 +8,71 @@ import statistics
 from collections import defaultdict
 from collections.abc import Mapping
 
+from longview.harness.scorecard import Coverage as RowCoverage
 from longview.harness.scorecard import DatasetInfo, MetricInfo, Scorecard, build_row, row_order
 from longview.judges.base import agreement
-from longview.suites.intents.metrics import STATUSES, persona_metrics
+from longview.kernel.stats import macro_mean
+from longview.suites.intents.metrics import STATUSES, Coverage, coverage, persona_metrics, scored_sessions
 from longview.suites.intents.records import CellRecord
+
+BREAKDOWNS = ("task_type", "category", "difficulty")
 
 NAMES = ["proc", "comp", *STATUSES]
 
 
 def metric_info(judge: str, rubric: str, origin: str) -> dict[str, MetricInfo]:
-    proxy = origin != "builtin" and judge.startswith("embedded")
+    offline = judge.startswith("embedded")
+    how = (" Offline, an intent counts as completed only on evidence in the session's tool calls and state: "
+           "its deterministic checks, or (imported tasks) a rule-script key that tests it; other intents are not "
+           "judged and left out (see coverage)") if offline else ""
     return {
         "proc": MetricInfo(description="Share of hidden intents completed or elicited (not provided), pooled with "
-                           "direct prerequisites; persona mean weighted by dependency-closure size"
-                           + (" [imported intents: lexical proxy judge]" if proxy else ""),
+                           "direct prerequisites; persona mean weighted by dependency-closure size." + how,
                            kind="judged", by=judge),
-        "comp": MetricInfo(description="Weighted share of checklist criteria met in any turn (undefined criteria "
-                           "left out); persona mean weighted by dependency-closure size",
+        "comp": MetricInfo(description="Weighted share of checklist criteria met in any turn (criteria nobody could "
+                           "judge left out, see coverage); persona mean weighted by dependency-closure size",
                            kind="judged" if not rubric.startswith("embedded") else "deterministic",
-                           by=f"checks+{rubric}"),
-        **{s: MetricInfo(description=f"Share of all hidden intents whose terminal status is {s}", kind="judged",
+                           by=f"checks+rules+{rubric}"),
+        **{s: MetricInfo(description=f"Share of the judged hidden intents whose terminal status is {s}", kind="judged",
                          by=judge, higher_is_better=s in ("completed", "elicited")) for s in STATUSES},
     }
+
+
+def _row_coverage(covs: list[dict[str, Coverage]]) -> dict[str, RowCoverage]:
+    out: dict[str, RowCoverage] = {}
+    for name in ("proc", "comp", *STATUSES):
+        total = Coverage()
+        for c in covs:
+            total.add(c[name])
+        out[name] = RowCoverage(judged=total.judged, total=total.total, units_covered=len(total.sessions),
+                                units_total=total.of_sessions)
+    return out
+
+
+def _breakdowns(cells: list[CellRecord]) -> dict[str, dict[str, dict[str, float | int | None]]]:
+    """key (task_type, category, difficulty, persona) -> value -> PROC, COMP (persona-macro over the
+    cells that have sessions of that value) and how many scored sessions it holds."""
+    out: dict[str, dict[str, dict[str, float | int | None]]] = {}
+    for key in (*BREAKDOWNS, "persona"):
+        groups: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+        for c in cells:
+            for r in scored_sessions(c):
+                value = c.unit if key == "persona" else r.tags.get(key, "") or "unlabelled"
+                groups[value][f"{c.unit}#{c.trial}"].add(r.session_id)
+        table: dict[str, dict[str, float | int | None]] = {}
+        for value, members in sorted(groups.items()):
+            per_unit: dict[str, list[dict[str, float | None]]] = defaultdict(list)
+            for c in cells:
+                ids = members.get(f"{c.unit}#{c.trial}")
+                if ids:
+                    per_unit[c.unit].append(persona_metrics(c, only=ids))
+            row: dict[str, float | int | None] = {"sessions": sum(len(v) for v in members.values())}
+            for m in ("proc", "comp"):
+                row[m] = macro_mean({u: macro_mean({str(i): x[m] for i, x in enumerate(xs)})
+                                     for u, xs in per_unit.items()})
+            table[value] = row
+        out[key] = table
+    return out
 
 
 def score_cells(results: list[str], ds_name: str, ds_sha: str, units: list[str], seed: int, variants: list[str],
@@ -43,11 +87,18 @@ def score_cells(results: list[str], ds_name: str, ds_sha: str, units: list[str],
         by_trial: dict[int, dict[str, dict]] = defaultdict(dict)
         aborted: dict[str, str] = {}
         pairs: list[tuple[str, bool, bool]] = []
+        covs: list[dict[str, Coverage]] = []
+        complete: list[CellRecord] = []
+        missing = rule_errors = 0
         for c in sorted(cs, key=lambda c: (c.unit, c.trial)):
             if c.status != "complete":
                 aborted[f"{c.unit}#{c.trial}" if c.trial else c.unit] = c.abort_reason or "aborted"
                 continue
             m = persona_metrics(c)
+            complete.append(c)
+            covs.append(coverage(c))
+            missing += sum(s.judge_missing for s in c.sessions)
+            rule_errors += sum(len(s.rule_errors) for s in c.sessions)
             scored[c.unit].append(m)
             by_trial[c.trial][c.unit] = m
             for s in c.sessions:
@@ -67,6 +118,11 @@ def score_cells(results: list[str], ds_name: str, ds_sha: str, units: list[str],
             std[k] = statistics.stdev(means) if len(means) >= 2 else None
         row.extra["trial_means"] = trial_means
         row.extra["trial_std"] = std
+        row.coverage = _row_coverage(covs)
+        row.extra["judge_missing"] = missing
+        row.extra["rule_errors"] = rule_errors
+        row.extra["same_sessions"] = same_sessions(covs)
+        row.extra["breakdowns"] = _breakdowns(complete)
         if pairs:
             emb = {k: e for k, e, _ in pairs}
             mod = {k: mo for k, _, mo in pairs}
@@ -75,3 +131,10 @@ def score_cells(results: list[str], ds_name: str, ds_sha: str, units: list[str],
     rows.sort(key=lambda r: row_order(r.agent, r.variant, variants))
     return Scorecard(suite="intents", dataset=DatasetInfo(name=ds_name, sha256=ds_sha, units=len(units)),
                      metrics=metric_info(judge, rubric, origin), rows=rows)
+
+
+def same_sessions(covs: list[dict[str, Coverage]]) -> dict[str, object]:
+    """Whether PROC and COMP average over the same sessions, and if not, which each covers alone."""
+    proc = {s for c in covs for s in c["proc"].sessions}
+    comp = {s for c in covs for s in c["comp"].sessions}
+    return {"same": proc == comp, "proc_only": sorted(proc - comp), "comp_only": sorted(comp - proc)}

@@ -59,7 +59,7 @@ class IntentsSuite(Suite):
         RoleSpec(name="user", description="Words the simulated user's replies (the core decides what is said).",
                  embedded="verbatim"),
         RoleSpec(name="judge", description="Satisfaction and targeted-question judges of the two-stage user, and "
-                 "rubric checklist items.", embedded="checks+lexical"),
+                 "rubric checklist items.", embedded="checks+rules"),
     )
     reference_agents = {f"ref:{k}": "default" for k in KINDS}
     variants = {"default": "earlier sessions carried in the agent's file memory",
@@ -135,7 +135,7 @@ class IntentsSuite(Suite):
             return abort_record(ctx, e)
 
     def score(self, results: list[str], dataset: Any, options: BaseModel, seed: int):
-        judge, rubric = "embedded:checks+lexical", "embedded:proxy"
+        judge, rubric = "embedded:checks+rules", "embedded:proxy"
         for r in results:
             c = CellRecord.model_validate_json(r)
             if c.status == "complete":

@@ -19,9 +19,10 @@ from longview.kernel.agent import ToolCall
 from longview.kernel.session import ControlResult, UserTurn
 from longview.kernel.tools import Toolkit, ToolResult, ToolSpec
 from longview.kernel.trace import TraceWriter
-from longview.suites.intents.evidence import CallRecord, Evidence, run_check
-from longview.suites.intents.judges import IntentJudges
+from longview.suites.intents.evidence import COLLECTIONS, CallRecord, Evidence, records, run_check
+from longview.suites.intents.judges import IntentJudges, Verdicts
 from longview.suites.intents.records import CriterionOutcome, IntentOutcome, SessionRecord
+from longview.suites.intents.rule_evidence import RuleEvidence
 from longview.suites.intents.schema import Session
 from longview.users.base import UserIntent, VerbatimWording, Wording
 
@@ -68,9 +69,13 @@ class TwoStageUser:
     max_rescues = 0
 
     def __init__(self, session: Session, *, profile: str, judges: IntentJudges, tools: RecordingToolkit,
-                 state: AppsState, workspace: Path, wording: Wording | None = None) -> None:
+                 state: AppsState, workspace: Path, wording: Wording | None = None,
+                 rule: RuleEvidence | None = None) -> None:
         self.session, self.profile, self.judges, self.tools = session, profile, judges, tools
-        self.state, self.workspace = state, workspace
+        self.state, self.workspace, self.rule = state, workspace, rule
+        self.start_records = {c: records(state, c) for c in COLLECTIONS}  # the rubric judge sees the change
+        self.judged = {i.id: judges.can_judge(i, rule) for i in session.hidden_intents}
+        self.judge_missing = 0
         self.wording = wording or VerbatimWording()
         self.status: dict[str, IntentOutcome | None] = {
             i.id: IntentOutcome(status="provided", reply=0) if i.initially_provided else None
@@ -106,18 +111,18 @@ class TwoStageUser:
         self.update_checklist(ev)
         open_ = [i for i in self.session.hidden_intents if self.status[i.id] is None]
         if open_:
-            decided, embedded = await self.judges.satisfied(open_, delivered, ev, self.profile)
-            self._agree("satisfaction", decided, embedded)
+            v = await self.judges.satisfied(open_, delivered, ev, self.profile, self.rule, self.tools.calls)
+            self._agree("satisfaction", v)
             for i in open_:
-                if decided.get(i.id):
+                if v.labels.get(i.id):
                     self.status[i.id] = IntentOutcome(status="completed", reply=n)
         open_ = [i for i in self.session.hidden_intents if self.status[i.id] is None]
         if not open_:
             trace.emit("intent_status", turn=turn, statuses=self.statuses(), action="end")
             return UserTurn(text=None, end=True)
-        decided, embedded = await self.judges.targeted(open_, delivered)
-        self._agree("targeted", decided, embedded)
-        asked = [i for i in open_ if decided.get(i.id)]
+        v = await self.judges.targeted(open_, delivered)
+        self._agree("targeted", v)
+        asked = [i for i in open_ if v.labels.get(i.id)]
         if asked:
             for i in asked:
                 self.status[i.id] = IntentOutcome(status="elicited", reply=n)
@@ -133,9 +138,10 @@ class TwoStageUser:
         return UserTurn(text=text)
 
     # --- helpers ---------------------------------------------------------------------------
-    def _agree(self, stage: str, decided: dict, embedded: dict) -> None:
-        for k, e in embedded.items():
-            m = decided.get(k)
+    def _agree(self, stage: str, v: Verdicts) -> None:
+        self.judge_missing += len(v.missing)
+        for k, e in v.embedded.items():
+            m = v.labels.get(k)
             if e is not None and m is not None:
                 self.agreement.append((f"{stage}:{self.session.id}:{k}@{len(self.replies)}", bool(e), bool(m)))
 
@@ -166,5 +172,7 @@ class TwoStageUser:
                                       kind="check", met=m, by="embedded:check") for cid, m in self.met.items()}
         return SessionRecord(
             session_id=self.session.id, depends_on=list(self.session.depends_on),
-            intents={k: (v or IntentOutcome(status="open")) for k, v in self.status.items()},
-            criteria=crit, replies=len(self.replies), termination=termination, agreement=list(self.agreement))
+            intents={k: (v or IntentOutcome(status="open")).model_copy(update={"judged": self.judged[k]})
+                     for k, v in self.status.items()},
+            criteria=crit, replies=len(self.replies), termination=termination, agreement=list(self.agreement),
+            judge_missing=self.judge_missing)

@@ -1,0 +1,119 @@
+"""Offline evidence that an imported hidden intent was *done*: the rule-script keys that test it.
+
+π-Bench does not say which rule-script key tests which hidden intent, and longview must not judge
+an intent done because its words appear somewhere (an agent would earn it by echoing the intent).
+So the link is made from the two texts the release does give:
+
+* **What a script tests** — the string literals in its source (read with ``ast``, never run here):
+  phrases, numbers and names its checks look for ("11:30", "original notarized power of attorney").
+* **What an intent adds** — the literals the intent's content contains (case-insensitively) that
+  the request does not: the intent's own details as the script spells them.
+
+An intent with no such literal is *not testable offline* (not judged). A testable intent is
+*completed* when a key the script scores 1 on the session's tool history drops to 0 once the
+intent's literals are masked out of every call argument and result: the work that met the key is
+the work that carries the intent. Without tool calls nothing is met, so text alone never counts.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from longview.suites.intents.evidence import CallRecord
+from longview.suites.intents.rules import RuleMode, RuleScriptError, histories, run_script
+from longview.text import content_words
+
+MASK = "\u2591"  # what a masked literal becomes: matches no phrase a script looks for
+_IDENT = re.compile(r"^[A-Za-z0-9]*_[A-Za-z0-9_]*$")  # tool, field and key names, not content
+
+
+@lru_cache(maxsize=256)
+def script_literals(path: str) -> tuple[str, ...]:
+    """The content literals of a rule script: string constants of at least 3 characters that are
+    not identifiers (tool, field and key names) and carry a content word or a digit. Lower-cased,
+    longest first, de-duplicated. An unreadable or unparsable script has none."""
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return ()
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            s = " ".join(node.value.split()).lower()
+            if len(s) < 3 or _IDENT.match(s) or s.startswith(("mcp_", "response.")):
+                continue
+            if content_words(s) or any(ch.isdigit() for ch in s):
+                out.add(s)
+    return tuple(sorted(out, key=lambda s: (-len(s), s)))
+
+
+def intent_literals(literals: tuple[str, ...], content: str, request: str) -> list[str]:
+    """The script literals an intent's content carries that its session's request does not."""
+    text, req = " ".join(content.lower().split()), " ".join(request.lower().split())
+    return [lit for lit in literals if lit in text and lit not in req]
+
+
+def _mask(value: Any, pattern: re.Pattern[str]) -> Any:
+    if isinstance(value, str):
+        return pattern.sub(MASK, value)
+    if isinstance(value, list):
+        return [_mask(v, pattern) for v in value]
+    if isinstance(value, dict):
+        return {k: _mask(v, pattern) for k, v in value.items()}
+    return value
+
+
+def _masked_calls(calls: list[CallRecord], lits: list[str]) -> list[CallRecord]:
+    pattern = re.compile("|".join(re.escape(lit) for lit in lits), re.IGNORECASE)
+    return [CallRecord(name=c.name, arguments=_mask(c.arguments, pattern), ok=c.ok, output=_mask(c.output, pattern),
+                       turn=c.turn, segment=c.segment) for c in calls]
+
+
+def _met(results: list[dict[str, Any]]) -> set[str]:
+    return {str(k) for r in results for k, v in r.items() if v in (1, True)}
+
+
+class RuleEvidence:
+    """Per imported session: which intents its rule script can test, and whether the tool history
+    so far completes them (see the module docstring)."""
+
+    def __init__(self, script: Path, request: str, intents: dict[str, str], allowed: set[str], prefix: str,
+                 mode: RuleMode) -> None:
+        lits = script_literals(str(script))
+        self.script, self.allowed, self.prefix, self.mode = script, allowed, prefix, mode
+        self.literals = {iid: intent_literals(lits, text, request) for iid, text in intents.items()}
+
+    def testable(self, intent_id: str) -> bool:
+        return bool(self.literals.get(intent_id))
+
+    def completed(self, intent_ids: list[str], calls: list[CallRecord]) -> dict[str, bool | None]:
+        """Intent id -> completed (True/False) for testable ids; None for the others and when the
+        script fails (a failed script judges nothing)."""
+        out: dict[str, bool | None] = {i: None for i in intent_ids}
+        todo = [i for i in intent_ids if self.testable(i)]
+        if not todo:
+            return out
+        if not calls:
+            return {i: (False if i in todo else None) for i in intent_ids}
+        batches = [histories(calls, self.allowed, self.prefix, self.mode)]
+        batches += [histories(_masked_calls(calls, self.literals[i]), self.allowed, self.prefix, self.mode)
+                    for i in todo]
+        flat = [h for b in batches for h in b]
+        try:
+            results = run_script(self.script, json.loads(json.dumps(flat, default=str)))
+        except RuleScriptError:
+            return out
+        sizes = [len(b) for b in batches]
+        chunks, k = [], 0
+        for n in sizes:
+            chunks.append(results[k:k + n])
+            k += n
+        real = _met(chunks[0])
+        for i, chunk in zip(todo, chunks[1:], strict=True):
+            out[i] = bool(real - _met(chunk))
+        return out
