@@ -1,5 +1,23 @@
-"""longview: evaluation of long-lived, proactive personal-assistant agents."""
+"""longview: evaluation of long-lived, proactive personal-assistant agents.
+
+``longview.run(suite, agent=..., units=...)`` and ``await longview.arun(...)`` run a suite on your own
+agent (:mod:`longview.api`, imported on first use so that ``import longview`` stays light and the
+layers below never load the harness through the package root).
+"""
+
+from typing import TYPE_CHECKING, Any
 
 from longview._version import __version__
 
-__all__ = ["__version__"]
+if TYPE_CHECKING:
+    from longview.api import RunResult, arun, run
+
+__all__ = ["RunResult", "__version__", "arun", "run"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("run", "arun", "RunResult"):
+        from longview import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'longview' has no attribute {name!r}")

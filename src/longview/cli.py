@@ -26,7 +26,8 @@ from longview.kernel.errors import LongviewError, printable, terminal_safe
 
 # name, click kwargs: the flags every `run SUITE` has.
 COMMON: list[tuple[list[str], dict[str, Any]]] = [
-    (["--agent"], dict(multiple=True, help="Reference agent (ref:...), or 'reference' for all. Repeatable.")),
+    (["--agent"], dict(multiple=True, help="Agent under test: a reference agent (ref:...) or 'reference' for all; your own as module:attr (a Python factory), a name registered under 'longview.agents', 'cmd:COMMAND ARGS' (JSON lines over stdio) or 'mcp:COMMAND ... {prompt} ... {mcp_config}' (docs/agents.md). Repeatable.")),
+    (["--agent-timeout"], dict(type=float, default=120.0, show_default=True, help="Seconds an external agent (cmd:, mcp:) may stay silent before its cell aborts.")),
     (["--variant"], dict(multiple=True, help="Variant or condition. Repeatable; default: each agent's own.")),
     (["--dataset"], dict(default="builtin", show_default=True, help="'builtin', a folder, or importer:PATH.")),
     (["--personas", "--units"], dict(type=int, default=None, help="Use only the first N units (personas, users, scenarios).")),
@@ -161,7 +162,7 @@ def _config(suite: Any, kw: dict[str, Any]):
         max_concurrency=kw["max_concurrency"], seed=kw["seed"], max_turns=kw["max_turns"], trials=kw["trials"],
         models=list(kw["model"]), role_models=role_models, api_base=kw["api_base"], no_cache=kw["no_cache"],
         max_attempts=kw["max_attempts"], role_params=role_params, request_timeout=kw["request_timeout"],
-        allow_aborts=kw["allow_aborts"],
+        allow_aborts=kw["allow_aborts"], agent_timeout=kw["agent_timeout"],
         executor=kw["executor"], ray_address=kw["ray_address"], workers=kw["workers"],
         provider_limits=_provider_limits(kw["provider_limit"]),
         prices=_prices(kw.get("prices_file"), kw.get("price", ())),
@@ -437,8 +438,12 @@ def list_(suite: str | None) -> None:
     for col in ("kind", "name", "notes"):
         t.add_column(col)
     if suite is None:
+        from longview.agents.external.specs import registered
+
         for name, ep in registry.available().items():
             t.add_row("suite", name, f"{ep.value} · longview list {name} for its agents and variants")
+        for name, ep in registered().items():
+            t.add_row("agent", name, f"{ep.value} · registered agent (longview.agents): --agent {name}")
         console.print(t)
         return
     try:
@@ -453,6 +458,10 @@ def list_(suite: str | None) -> None:
         runs = s.default_variants(a, defaults) or [v]
         t.add_row("agent", a, f"scripted reference agent (default variant{'s' if len(runs) > 1 else ''}: "
                               f"{', '.join(runs)})")
+    from longview.agents.external.specs import registered
+
+    for a, ep in registered().items():
+        t.add_row("agent", a, f"{ep.value} · registered agent (longview.agents; runs the model variants)")
     for v, desc in s.variants.items():
         t.add_row("variant", v, desc + (" · run by --model" if v in s.model_variants else ""))
     for r in s.roles:

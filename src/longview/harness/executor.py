@@ -38,7 +38,8 @@ async def run_one(p: Prepared, cell: Cell, folder: Path, slots: AbstractAsyncCon
     None: trace file names are the same); a ``CellAborted`` becomes the cell's aborted marker."""
     from longview.harness.plan import AbortedCell, make_agent
 
-    ctx = CellContext(cell=cell, dataset=p.dataset, options=p.options, agent=make_agent(p, cell),
+    agent = make_agent(p, cell)
+    ctx = CellContext(cell=cell, dataset=p.dataset, options=p.options, agent=agent,
                       components=p.components, roles=p.roles, folder=folder, seed=p.cfg.seed,
                       max_turns=p.cfg.max_turns, slots=slots, on_session=on_session,  # type: ignore[arg-type]
                       store=store)
@@ -47,6 +48,10 @@ async def run_one(p: Prepared, cell: Cell, folder: Path, slots: AbstractAsyncCon
     except CellAborted as e:
         return AbortedCell(agent=cell.agent, variant=cell.variant, unit=cell.unit, trial=cell.trial,
                            abort_reason=e.reason)
+    finally:  # an external agent stops what it started for the cell (processes, servers)
+        ext = p.external.get(cell.agent)
+        if ext is not None and not ext.shared and (close := getattr(agent, "aclose", None)) is not None:
+            await close()
 
 
 def rebuild(cfg_json: str, cwd: str, sha256: str, where: str) -> Prepared:

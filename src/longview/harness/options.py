@@ -46,6 +46,10 @@ class RunConfig(BaseModel):
         default=None, gt=0, allow_inf_nan=False,
         description="Seconds of server silence before a request is abandoned (default 30)."
     )
+    agent_timeout: float = Field(
+        default=120.0, gt=0, allow_inf_nan=False,
+        description="Seconds an external agent (cmd:, mcp:) may stay silent before its cell aborts.",
+    )
     allow_aborts: bool = Field(default=False, description="Exit 0 even when some cells aborted.")
     retry_base_delay: float = Field(default=1.0, ge=0, description="First backoff delay in seconds (doubles, jittered).")
     cache_dir: Path | None = Field(default=None, description="Response cache folder.")

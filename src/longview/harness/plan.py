@@ -3,9 +3,10 @@ x trial), model roles, the dataset and its unit ids, the manifest — and the ag
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -15,6 +16,9 @@ from longview.harness.cell import Cell, CellResult, Dataset
 from longview.harness.options import RunConfig
 from longview.harness.roles import AGENT, Roles
 from longview.harness.suite import Suite
+
+if TYPE_CHECKING:
+    from longview.agents.external.specs import ExternalAgent
 from longview.kernel.errors import ConfigError, DataError, LongviewError, printable
 from longview.kernel.ids import id_problem
 from longview.kernel.models.client import split_model
@@ -50,9 +54,13 @@ def suite_options(suite: Suite, raw: dict[str, Any]) -> BaseModel:
                           f"{', '.join(suite.Options.model_fields) or 'none'})") from None
 
 
-def agents_of(suite: Suite, cfg: RunConfig) -> list[str]:
-    """Reference agents asked for, then models; models alone run without reference agents."""
-    asked = cfg.agents if cfg.agents is not None else ([] if cfg.models else [REFERENCE])
+def agents_of(suite: Suite, cfg: RunConfig, objects: Sequence[str] = ()) -> list[str]:
+    """Reference agents and external agents (module:attr, cmd:, mcp:, registered names) asked for,
+    then agent objects handed to the Python API, then models; models or agent objects alone run
+    without reference agents."""
+    from longview.agents.external.specs import is_external
+
+    asked = cfg.agents if cfg.agents is not None else ([] if cfg.models or objects else [REFERENCE])
     refs: list[str] = []
     for a in asked:
         for name in (list(suite.reference_agents) if a == REFERENCE else [a]):
@@ -60,16 +68,21 @@ def agents_of(suite: Suite, cfg: RunConfig) -> list[str]:
                 refs.append(name)
     known = ", ".join(suite.reference_agents)
     for a in refs:
-        if a not in suite.reference_agents:
-            hint = "" if a.startswith("ref:") else " (model agents need --model)"
+        if a not in suite.reference_agents and not is_external(a):
+            hint = "" if a.startswith("ref:") else (" (model agents need --model; your own agent: module:attr, "
+                                                    "cmd:COMMAND or mcp:COMMAND, see docs/agents.md)")
             raise ConfigError(f"unknown agent '{a}' for suite '{suite.name}'; reference agents are {known}{hint}")
     for m in cfg.models:
         if "/" not in m:
             raise ConfigError(f"--model '{m}': expected provider/model, e.g. openai/gpt-5.4 or ollama/qwen3")
-    return refs + [m for m in cfg.models if m not in refs]
+    for o in objects:
+        if o in refs or o in cfg.models:
+            raise ConfigError(f"agent name '{o}' is taken by another agent of the run; give your agent another name")
+    return refs + [o for o in objects if o not in refs] + [m for m in cfg.models if m not in refs]
 
 
-def plan(suite: Suite, cfg: RunConfig, dataset: Dataset, options: BaseModel | None = None) -> list[Cell]:
+def plan(suite: Suite, cfg: RunConfig, dataset: Dataset, options: BaseModel | None = None,
+         objects: Sequence[str] = ()) -> list[Cell]:
     """The cells of a run: agent x variant x unit x trial."""
     for v in cfg.variants:
         if v not in suite.variants:
@@ -80,7 +93,7 @@ def plan(suite: Suite, cfg: RunConfig, dataset: Dataset, options: BaseModel | No
             raise ConfigError(f"--personas/--units must be at least 1, got {cfg.units}")
         units = units[: cfg.units]
     cells: list[Cell] = []
-    for agent in agents_of(suite, cfg):
+    for agent in agents_of(suite, cfg, objects):
         variants = cfg.variants or (suite.default_variants(agent, options) if options is not None else None) or (
             [suite.reference_agents[agent]] if agent in suite.reference_agents else list(suite.model_variants)
         )
@@ -151,17 +164,34 @@ class Prepared:
     roles: Roles
     components: Any
     manifest: Manifest
+    external: dict[str, ExternalAgent] = field(default_factory=dict)  # agent label -> agent not longview's
 
 
-def prepare(cfg: RunConfig, *, dry_run: bool = False) -> Prepared:
-    """Validate everything (dataset, plan, options, models) before anything is written. A dry run
-    checks model strings' providers only, so a plan can be priced before any key is set."""
+def external_agents(cfg: RunConfig, objects: Mapping[str, ExternalAgent] | None = None) -> dict[str, ExternalAgent]:
+    """The run's agents that are neither reference agents nor models, resolved (imported, checked)."""
+    from longview.agents.external.specs import is_external, resolve
+
+    out = dict(objects or {})
+    for a in cfg.agents or []:
+        if is_external(a) and a not in out:
+            out[a] = resolve(a, timeout=cfg.agent_timeout)
+    if any(x.in_process for x in out.values()) and (cfg.workers > 1 or cfg.executor != "local"):
+        raise ConfigError("an agent object handed to longview.run lives in this process: it runs with the local "
+                          "executor and one worker (register it as module:attr to use --workers or --executor ray)")
+    return out
+
+
+def prepare(cfg: RunConfig, *, dry_run: bool = False, objects: Mapping[str, ExternalAgent] | None = None) -> Prepared:
+    """Validate everything (dataset, plan, options, models, external agents) before anything is
+    written. A dry run checks model strings' providers only, so a plan can be priced before any
+    key is set. ``objects``: agents handed to the Python API (``longview.run``), by label."""
     suite = registry.load(cfg.suite)
     options = suite_options(suite, cfg.suite_options)
     spec = suite.resolve_dataset(cfg.dataset)  # the same data from any folder: show, report, workers
     dataset = load_dataset(suite, spec, options)
     check_units(dataset)
-    cells = plan(suite, cfg, dataset, options)
+    external = external_agents(cfg, objects)
+    cells = plan(suite, cfg, dataset, options, objects=list(objects or {}))
     roles = roles_of(suite, cfg)
     if dry_run:
         for m in [*cfg.models, *cfg.role_models.values()]:
@@ -187,6 +217,8 @@ def prepare(cfg: RunConfig, *, dry_run: bool = False) -> Prepared:
     }
     if cfg.api_base:  # another server may answer differently: a different run (absent = provider default)
         config["api_base"] = cfg.api_base.rstrip("/")
+    if external:  # what each agent is: another agent (or version of it) is another run
+        config["external_agents"] = {k: v.identity for k, v in sorted(external.items())}
     manifest = Manifest(
         suite=suite.name,
         dataset=RunDataset(name=dataset.name, sha256=dataset.sha256, units=len({c.unit for c in cells}), spec=spec),
@@ -196,7 +228,7 @@ def prepare(cfg: RunConfig, *, dry_run: bool = False) -> Prepared:
         prompts=prompts,
         api_base=cfg.api_base,
     )
-    return Prepared(suite, cfg, options, dataset, cells, roles, components, manifest)
+    return Prepared(suite, cfg, options, dataset, cells, roles, components, manifest, external)
 
 
 def default_out(manifest: Manifest) -> Path:
@@ -206,6 +238,8 @@ def default_out(manifest: Manifest) -> Path:
 def make_agent(p: Prepared, cell: Cell):
     if cell.agent in p.suite.reference_agents:
         return p.suite.reference_agent(cell.agent, p.dataset, cell.unit)
+    if cell.agent in p.external:
+        return p.external[cell.agent].make(cell)
     from longview.agents.llm import LLMAgent
 
     client = p.roles.client(AGENT, cell.agent)

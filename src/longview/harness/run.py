@@ -73,44 +73,82 @@ def run(
 ) -> tuple[RunStore, Any]:
     """Plan, run the unfinished cells (on ``executor``, by default the one ``cfg.executor`` names),
     score, and write the scorecard into the run directory."""
+    r = _Running(cfg, prepared, executor, on_start)
+    try:
+        asyncio.run(r.executor.run_cells(r.p, r.store, r.todo, on_session, on_cell))
+    finally:
+        r.finish()
+    return r.store, score(r.store, r.p.suite, r.p.dataset, r.p.options)
 
-    p = prepared or prepare(cfg)
-    executor = executor or executor_for(cfg)
-    executor.connect(p)  # e.g. join the Ray cluster: a wrong address fails before anything is written
-    # The default folder is named by the config hash, so finding it means the same run: continue it.
-    store = RunStore(cfg.out or default_out(p.manifest))
+
+async def arun(
+    cfg: RunConfig,
+    *,
+    on_start: Callable[[int, int], None] = lambda cells, sessions: None,
+    on_session: Callable[[], None] = lambda: None,
+    on_cell: Callable[[Cell, BaseModel], None] = lambda c, r: None,
+    prepared: Prepared | None = None,
+    executor: Executor | None = None,
+) -> tuple[RunStore, Any]:
+    """:func:`run` on the running event loop (a notebook's kernel, an async application)."""
+    r = _Running(cfg, prepared, executor, on_start)
     try:
-        store.open(p.manifest, resume=cfg.resume or cfg.out is None, force=cfg.force)
-    except BaseException:
-        executor.stop()
-        raise
-    previous_usage = store.previous_usage  # from the usage journal: killed invocations count too
-    p.roles.ledger.journal = store.journal_usage
-    sessions = {c: p.suite.sessions(c, p.dataset, p.options) for c in p.cells}
-    # Longest cells first: the sweep's tail is then made of short cells.
-    # Aborted cells are not results: a resume tries them again (after an outage, say).
-    retry = {key for key, _ in outcome(store).aborted}
-    todo = sorted((c for c in p.cells if c.key in retry or not store.is_done(c.key)), key=lambda c: -sessions[c])
-    # Everything alive now (modules, dataset, schemas) lives to the end of the run: the cyclic
-    # collector need not walk it again and again (measured: ~2% of a fresh reference run's CPU,
-    # ~13% in a process that holds more; at 256 concurrent model sessions its full collections fell
-    # from 0.23 to 0.09 s), and forked workers share those pages instead of copying them.
-    caller_froze = gc.get_freeze_count() > 0  # then leave the permanent generation as the caller made it
-    gc.freeze()
-    try:
-        p.manifest.executor = executor.start(p, store)
-        p.manifest.usage = previous_usage  # on record even if the driver is killed before the end
-        store.write_manifest(p.manifest)
-        on_start(len(todo), sum(sessions[c] for c in todo))
-        asyncio.run(executor.run_cells(p, store, todo, on_session, on_cell))
-    finally:  # usage goes into the manifest even if the run stops early; resumes add up
-        p.manifest.usage = add_summaries(previous_usage, executor.usage(p))
-        store.write_manifest(p.manifest)
-        store.close_journal()
-        executor.stop()
-        if not caller_froze:
-            gc.unfreeze()
-    return store, score(store, p.suite, p.dataset, p.options)
+        await r.executor.run_cells(r.p, r.store, r.todo, on_session, on_cell)
+    finally:
+        r.finish()
+    return r.store, score(r.store, r.p.suite, r.p.dataset, r.p.options)
+
+
+class _Running:
+    """A run between opening its store and writing its final usage: what :func:`run` and
+    :func:`arun` share around the executor's loop."""
+
+    def __init__(self, cfg: RunConfig, prepared: Prepared | None, executor: Executor | None,
+                 on_start: Callable[[int, int], None]) -> None:
+        self.p = p = prepared or prepare(cfg)
+        self.executor = executor = executor or executor_for(cfg)
+        executor.connect(p)  # e.g. join the Ray cluster: a wrong address fails before anything is written
+        # The default folder is named by the config hash, so finding it means the same run: continue it.
+        self.store = store = RunStore(cfg.out or default_out(p.manifest))
+        try:
+            store.open(p.manifest, resume=cfg.resume or cfg.out is None, force=cfg.force)
+        except BaseException:
+            executor.stop()
+            raise
+        self.previous_usage = store.previous_usage  # from the usage journal: killed invocations count too
+        p.roles.ledger.journal = store.journal_usage
+        sessions = {c: p.suite.sessions(c, p.dataset, p.options) for c in p.cells}
+        # Longest cells first: the sweep's tail is then made of short cells.
+        # Aborted cells are not results: a resume tries them again (after an outage, say).
+        retry = {key for key, _ in outcome(store).aborted}
+        self.todo = sorted((c for c in p.cells if c.key in retry or not store.is_done(c.key)),
+                           key=lambda c: -sessions[c])
+        # Everything alive now (modules, dataset, schemas) lives to the end of the run: the cyclic
+        # collector need not walk it again and again (measured: ~2% of a fresh reference run's CPU,
+        # ~13% in a process that holds more; at 256 concurrent model sessions its full collections fell
+        # from 0.23 to 0.09 s), and forked workers share those pages instead of copying them.
+        self.caller_froze = gc.get_freeze_count() > 0  # then leave the permanent generation as the caller made it
+        gc.freeze()
+        try:
+            p.manifest.executor = executor.start(p, store)
+            p.manifest.usage = self.previous_usage  # on record even if the driver is killed before the end
+            store.write_manifest(p.manifest)
+            on_start(len(self.todo), sum(sessions[c] for c in self.todo))
+        except BaseException:
+            self.finish()
+            raise
+
+    def finish(self) -> None:
+        """Usage goes into the manifest even if the run stops early; resumes add up."""
+        p, store = self.p, self.store
+        try:
+            p.manifest.usage = add_summaries(self.previous_usage, self.executor.usage(p))
+            store.write_manifest(p.manifest)
+            store.close_journal()
+        finally:
+            self.executor.stop()
+            if not self.caller_froze:
+                gc.unfreeze()
 
 
 @dataclass

@@ -9,6 +9,8 @@ suite: everything protocol-specific lives behind that interface.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from enum import StrEnum
@@ -16,6 +18,7 @@ from typing import Any, Protocol
 
 from longview.kernel.agent import Agent, AssistantTurn, Message, Observation, ToolCall, Usage
 from longview.kernel.clock import SimClock
+from longview.kernel.errors import CellAborted
 from longview.kernel.tools import ToolKind, ToolResult, ToolSpec
 from longview.kernel.trace import TraceWriter
 
@@ -109,6 +112,29 @@ def _add_usage(total: Usage, u: Usage) -> None:
     total.cost_usd += u.cost_usd
 
 
+def _ends_sessions(run: Callable[..., Awaitable[SessionOutcome]]) -> Callable[..., Awaitable[SessionOutcome]]:
+    """Around :func:`run_session`: an agent may have an optional ``async session_end(session_id)``,
+    awaited when the session ends however it ends (an external agent stops the process it started
+    for the session); a ``CellAborted`` raised inside the session is traced as ``session_aborted``
+    with its reason and the detail the raiser attached (``detail``: e.g. an agent process's last
+    stderr lines)."""
+
+    @functools.wraps(run)
+    async def wrapped(agent: Agent, *args: Any, **kwargs: Any) -> SessionOutcome:
+        try:
+            return await run(agent, *args, **kwargs)
+        except CellAborted as e:
+            kwargs["trace"].emit("session_aborted", reason=e.reason, detail=getattr(e, "detail", None))
+            raise
+        finally:
+            end = getattr(agent, "session_end", None)
+            if end is not None:
+                await end(kwargs["session_id"])
+
+    return wrapped
+
+
+@_ends_sessions
 async def run_session(
     agent: Agent,
     env: ToolEnv,
