@@ -406,7 +406,10 @@ def _suite_of_trace(path: Path) -> Any | None:
 
 @app.command()
 @click.argument("path", type=click.Path(path_type=Path))
-def trace(path: Path) -> None:
+@click.option("--raw", is_flag=True, help="Print every request the agent was sent (system prompt, tools, messages, "
+              "parameters) as JSON, as an OpenAI-compatible server received it.")
+@click.option("--turn", type=int, default=None, help="With --raw: only the requests of this assistant turn.")
+def trace(path: Path, raw: bool, turn: int | None) -> None:
     """Print session transcripts (a .jsonl file or a cell folder) in readable form."""
     from longview.harness.transcript import trace_lines
     from longview.kernel.trace import read_trace
@@ -425,9 +428,31 @@ def trace(path: Path) -> None:
             fail(LongviewError(f"{f}: not a longview transcript (JSON nested too deep)"))
         except OSError as e:
             fail(LongviewError(f"{f}: cannot read ({e.strerror or e})"))
+        if raw:
+            _print_requests(f, events, turn)
+            continue
         for line in render(events):  # model and dataset text must not drive the terminal
             console.print(terminal_safe(line), highlight=False, markup=False)
         console.print()
+
+
+def _print_requests(path: Path, events: list[Any], turn: int | None) -> None:
+    """`trace --raw`: the session's requests, rebuilt from its trace and its cell's stored prompts."""
+    from longview.harness.transcript import model_requests, wire_body
+    from longview.kernel.trace import read_prompt
+
+    start = next((e for e in events if e.type == "session_start"), None)
+    sha = str(start.data.get("prompt") or "") if start is not None else ""
+    prompt = read_prompt(path.parent, sha)
+    if prompt is None:
+        err.print(f"note: {path.name}: the system prompt and tools were not kept (a run from before longview "
+                  "recorded them); they are left out", highlight=False, markup=False)
+    for req in model_requests(events, prompt):
+        if turn is not None and req.turn != turn:
+            continue
+        console.print(f"# {path.stem} · request {req.index} · turn {req.turn} · {req.kind}", highlight=False, markup=False)
+        body = json.dumps(wire_body(req), ensure_ascii=False, indent=2)
+        console.print(terminal_safe(body), highlight=False, markup=False, soft_wrap=True)
 
 
 @app.command("list")

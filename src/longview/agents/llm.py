@@ -28,6 +28,10 @@ class LLMAgent:
     def __repr__(self) -> str:
         return f"LLMAgent({self.name!r}, trial={self.trial})"
 
+    def request_params(self) -> dict:
+        """What this agent sends besides the prompt: model, generation parameters, trial (for traces)."""
+        return {"model": self.client.model, **self.params.model_dump(exclude_none=True), "trial": self.trial}
+
     async def act(self, obs: Observation) -> AssistantTurn:
         return await self.client.complete(
             obs.system, obs.messages, obs.tools, self.params, self.trial

@@ -166,9 +166,14 @@ async def run_session(
     messages = list(opening)
     usage = Usage()
     batches: list[list[ToolCall]] = []
-    trace.emit("session_start", phase=phase, agent=agent.name, tools=[s["function"]["name"] for s in schemas])
+    # What the model is given, kept so every request can be rebuilt from the run folder.
+    params = getattr(agent, "request_params", None)
+    trace.emit("session_start", phase=phase, agent=agent.name, tools=[s["function"]["name"] for s in schemas],
+               prompt=trace.record_prompt(system, schemas), **({"params": params()} if callable(params) else {}))
     for m in opening:
-        if trigger == "user":
+        if m.role != "user" or m.tool_calls or m.tool_call_id:  # replayed context (e.g. a probe's history)
+            trace.emit("context_message", message=m.model_dump(exclude_none=True))
+        elif trigger == "user":
             trace.emit("user_message", text=m.content)
         else:
             trace.emit("activation", trigger=trigger, text=m.content)
@@ -231,6 +236,7 @@ async def run_session(
             if c.name in control:
                 r = await protocol.on_control(c, turn, trace)
                 content = r.content
+                trace.emit("control_result", turn=turn, call_id=c.id, name=c.name, content=content)
                 delivered += [r.to_user] if r.to_user is not None else []
                 end = end or r.end
             else:

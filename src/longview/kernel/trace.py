@@ -1,14 +1,16 @@
 """Event transcripts: one JSONL file per session, written as the session runs, with a reader.
 
-Every line is a :class:`TraceEvent`. Kernel events: ``session_start``, ``user_message``,
-``assistant_turn``, ``tool_call`` (the tool log: turn, batch position, READ/WRITE kind, result),
-``session_end``. Suites add protocol events (e.g. ATR's ``route_decision``) through the same writer.
+Every line is a :class:`TraceEvent`. Kernel events: ``session_start`` (with the hash of the
+system prompt and tool schemas the agent was given, stored once per cell under ``prompts/``),
+``user_message``, ``assistant_turn``, ``tool_call`` (the tool log: turn, batch position, READ/WRITE
+kind, result), ``control_result`` (what a suite's control tool answered), ``session_end``. Suites add protocol events (e.g. ATR's ``route_decision``) through the same writer.
 Text passes through secret redaction before it reaches disk.
 """
 
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -75,11 +77,40 @@ class TraceWriter:
             write_text(self._path, self._redact(text))
             self._path = None
 
+    def record_prompt(self, system: str, tools: list[dict[str, Any]]) -> str:
+        """Store the system prompt and tool schemas a session's agent is given, once per cell
+        (``prompts/<sha256>.json`` beside the trace, content-addressed), and return their hash."""
+        body = to_json({"system": system, "tools": tools})
+        sha = hashlib.sha256(body).hexdigest()
+        if self._path is not None:
+            target = self._path.parent / PROMPTS / f"{sha}.json"
+            if not target.is_file():
+                write_text(target, self._redact(body.decode()))
+        return sha
+
     def __enter__(self) -> TraceWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+PROMPTS = "prompts"  # a cell folder's store of the prompts its sessions were given
+
+
+def read_prompt(cell_folder: Path, sha: str) -> dict[str, Any] | None:
+    """The ``{"system", "tools"}`` a session with prompt hash ``sha`` was given; None when not stored
+    (a run written before prompts were kept, or a hash that is not one)."""
+    if not (len(sha) == 64 and all(ch in "0123456789abcdef" for ch in sha)):
+        return None
+    path = cell_folder / PROMPTS / f"{sha}.json"
+    try:
+        if path.is_symlink() or not path.is_file():
+            return None
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
