@@ -61,7 +61,7 @@ def one(personas: int | None, concurrency: int, workers: int, where: str | None)
         "ms_per_turn": 1000 * wall / max(turns, 1),
         "cpu_s": cpu,
         "cpu_ms_per_turn": 1000 * cpu / max(turns, 1),
-        "tsacc": {f"{r.agent}/{r.variant}": r.metrics.tsacc for r in sc.rows},
+        "tsacc": {f"{r.agent}/{r.variant}": r.metrics["tsacc"] for r in sc.rows},
     }
 
 

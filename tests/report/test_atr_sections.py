@@ -7,9 +7,10 @@ from longview.suites.atr.report_hooks import report_sections
 
 
 def row(agent, variant, tsacc, ask=None, cov=None, prec=None, app=None, group=None, gap=None, gap_rec=None):
-    return {"agent": agent, "variant": variant, "group": group or ("reference" if agent.startswith("ref:") else agent),
+    return {"agent": agent, "variant": variant,
             "metrics": {"tsacc": tsacc, "rule_ask": ask, "rule_cov": cov, "acq_prec": prec, "applied_rate": app},
-            "gap": gap, "gap_rec": gap_rec}
+            "extra": {"group": group or ("reference" if agent.startswith("ref:") else agent), "gap": gap,
+                      "gap_rec": gap_rec}}
 
 
 CARD = {"suite": "atr", "rows": [

@@ -30,10 +30,13 @@ def test_paired_difference_uses_units_defined_in_both_runs():
     assert 0.0 <= d.ci95[0] <= d.ci95[1] <= 0.4
 
 
-def test_atr_per_persona_rows_pair_too():
-    a = {"agent": "x", "variant": "atr", "metrics": {}, "per_persona": {"p": {"tsacc": 0.5}}}
-    b = {"agent": "x", "variant": "atr", "metrics": {}, "per_persona": {"p": {"tsacc": 0.75}}}
-    d = paired_diff("tsacc", a, b, seed=0)
+def test_atr_rows_of_old_runs_pair_too():
+    """An atr scorecard written before the common shape (per_persona) is read as one (per_unit)."""
+    from longview.harness.scorecard import upgrade_json
+
+    a, b = ({"suite": "atr", "rows": [{"agent": "x", "variant": "atr", "metrics": {}, "n_personas": 1,
+                                       "per_persona": {"p": {"tsacc": v}}}]} for v in (0.5, 0.75))
+    d = paired_diff("tsacc", upgrade_json(a)["rows"][0], upgrade_json(b)["rows"][0], seed=0)
     assert (d.n, d.diff, d.ci95) == (1, 0.25, None)  # one unit: no interval
 
 

@@ -74,9 +74,16 @@ def test_a_relative_dataset_reads_from_any_folder(episodes: Path, tmp_path: Path
 
 @pytest.fixture
 def old_run(atr_run: Path, tmp_path: Path) -> Path:
-    """The atr run as longview wrote it before outcomes and the resolved spec were stored."""
+    """The atr run as longview wrote it before outcomes and the resolved spec were stored, and
+    before atr's scorecard took the common shape (its own row fields beside the common ones,
+    n_personas and per_persona, the dataset's personas)."""
     old = tmp_path / "old-run"
     shutil.copytree(atr_run, old)
+    card = json.loads((old / "scorecard.json").read_text())
+    card["dataset"]["personas"] = card["dataset"].pop("units")
+    card["rows"] = [{**{k: v for k, v in r.items() if k not in ("n", "per_unit", "extra")}, **r["extra"],
+                     "n_personas": r["n"], "per_persona": r["per_unit"]} for r in card["rows"]]
+    (old / "scorecard.json").write_text(json.dumps(card, indent=2))
     for f in old.glob("cells/*/outcomes.json"):
         f.unlink()
     m = json.loads((old / "manifest.json").read_text())
@@ -92,6 +99,7 @@ def test_a_run_folder_of_the_old_format_still_reads(old_run: Path, atr_run: Path
     assert any("no stored session outcomes" in n for n in run.notes)
     r = CliRunner().invoke(app, ["report", str(old_run), "-o", str(tmp_path / "r.html")])
     assert r.exit_code == 0, r.output
+    assert "Table 3 · main scorecard" in (tmp_path / "r.html").read_text()
     # `show` scores it again (from the manifest's dataset name) and stores the outcomes.
     r = CliRunner().invoke(app, ["show", str(old_run)])
     assert r.exit_code == 0, r.output

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,14 +40,6 @@ class CellResult(BaseModel):
 
     status: str = Field(default="complete", description="complete or aborted; aborted cells are never scored.")
     abort_reason: str | None = Field(default=None, description="Why the cell aborted.")
-
-
-class ScorecardLike(Protocol):
-    """What the harness needs of a suite's scorecard: the common JSON shape and its rows."""
-
-    rows: Any
-
-    def to_json_dict(self) -> dict[str, Any]: ...
 
 
 class SessionOutcome(BaseModel):

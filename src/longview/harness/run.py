@@ -35,6 +35,7 @@ from longview.harness.plan import (  # noqa: F401 - the run API in one place
     roles_of,
     suite_options,
 )
+from longview.harness.scorecard import Scorecard
 from longview.harness.suite import Suite
 from longview.kernel.errors import ConfigError
 from longview.kernel.models.usage import add_summaries
@@ -70,7 +71,7 @@ def run(
     on_cell: Callable[[Cell, BaseModel], None] = lambda c, r: None,
     prepared: Prepared | None = None,
     executor: Executor | None = None,
-) -> tuple[RunStore, Any]:
+) -> tuple[RunStore, Scorecard]:
     """Plan, run the unfinished cells (on ``executor``, by default the one ``cfg.executor`` names),
     score, and write the scorecard into the run directory."""
     r = _Running(cfg, prepared, executor, on_start)
@@ -156,7 +157,7 @@ class Scored:
     """A run folder scored: the suite's scorecard and each finished cell's session outcomes."""
 
     suite: Suite
-    scorecard: Any
+    scorecard: Scorecard
     outcomes: dict[str, CellOutcomes]  # cell folder -> its sessions' outcomes
     manifest: Manifest
 
@@ -191,7 +192,7 @@ def cell_outcomes(suite: Suite, result: str, dataset: Dataset) -> CellOutcomes:
 
 
 def score(store: RunStore, suite: Suite | None = None, dataset: Dataset | None = None,
-          options: BaseModel | None = None) -> Any:
+          options: BaseModel | None = None) -> Scorecard:
     """Score every finished cell of a run directory; write each cell's session outcomes
     (``outcomes.json``), then ``scorecard.json``, so a report reads them and scores nothing."""
     scored = score_folder(store, suite, dataset, options)
@@ -271,18 +272,14 @@ def check_output_folder(out: Path, force: bool) -> None:
         raise ConfigError(f"{out}: folder is not empty; pass --force to write into it")
 
 
-def scorecard_json(sc: Any, manifest: Manifest, suite: Suite | None = None, done: Outcome | None = None) -> dict:
+def scorecard_json(sc: Scorecard, manifest: Manifest, suite: Suite | None = None,
+                   done: Outcome | None = None) -> dict[str, Any]:
     """The suite's scorecard in the common shape, plus what makes it comparable: versions, config
     hash, seed, components, prompt hashes."""
     data = sc.to_json_dict()
-    data.setdefault("suite", manifest.suite)
-    data.setdefault("dataset", {}).setdefault("units", manifest.dataset.units)
-    for row in data.get("rows", []):
-        row.setdefault("n", row.get("n_personas", 0))
-    if not data.get("metrics") and suite is not None:
-        info = suite.metric_info(manifest.components)
-        if info:
-            data["metrics"] = {k: v.model_dump() for k, v in info.items()}
+    for name, info in sc.metrics.items():  # judged by roles: name the components that played them
+        if info.roles and not info.by:
+            data["metrics"][name]["by"] = " + ".join(manifest.components.get(r, "?") for r in info.roles)
     if suite is not None and (notes := suite.notes(sc, manifest.components)):
         data["notes"] = notes
     data["run"] = {
@@ -299,6 +296,6 @@ def scorecard_json(sc: Any, manifest: Manifest, suite: Suite | None = None, done
     return data
 
 
-def write_json(sc: Any, path: Path, manifest: Manifest, suite: Suite | None = None,
+def write_json(sc: Scorecard, path: Path, manifest: Manifest, suite: Suite | None = None,
                done: Outcome | None = None) -> None:
     atomic_write(path, json.dumps(scorecard_json(sc, manifest, suite, done), indent=2), make_parents=False)

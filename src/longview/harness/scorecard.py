@@ -25,6 +25,11 @@ class MetricInfo(BaseModel):
     kind: Literal["deterministic", "judged"] = Field(description="Computed from records, or a judge's verdict.")
     by: str = Field(default="", description="The judging component (e.g. llm:openai/gpt-5.4, embedded:rules).")
     higher_is_better: bool = Field(default=True, description="Direction of the metric.")
+    roles: list[str] = Field(
+        default_factory=list, exclude=True,
+        description="Suite roles whose components judge it, when `by` is left empty: the harness fills `by` "
+                    "from the run's components (e.g. router + classifier). Not written to the JSON.",
+    )
 
 
 class Coverage(BaseModel):
@@ -124,3 +129,36 @@ def row_order(agent: str, variant: str, variants: list[str]) -> tuple:
     """Reference agents first, then models by name; variants in the suite's declared order."""
     rank = variants.index(variant) if variant in variants else len(variants)
     return (not agent.startswith("ref:"), agent if not agent.startswith("ref:") else "", rank, variant, agent)
+
+
+# Row fields of the common shape; anything else a scorecard JSON row holds predates it.
+ROW_FIELDS = frozenset(Row.model_fields)
+
+
+def upgrade_json(data: dict[str, Any]) -> dict[str, Any]:
+    """A scorecard JSON written before every suite used the common shape (atr's rows carried
+    ``n_personas``, ``per_persona`` and their own fields beside the common ones), in the common
+    shape: those fields move into the row's ``extra``. A current scorecard is returned as it is."""
+    rows = data.get("rows")
+    if not isinstance(rows, list) or all(not isinstance(r, dict) or set(r) <= ROW_FIELDS for r in rows):
+        return data
+    out = dict(data)
+    dataset = out.get("dataset")
+    if isinstance(dataset, dict) and "units" not in dataset and "personas" in dataset:
+        out["dataset"] = {("units" if k == "personas" else k): v for k, v in dataset.items()}
+    new_rows = []
+    for r in rows:
+        if not isinstance(r, dict):
+            new_rows.append(r)
+            continue
+        row = {k: v for k, v in r.items() if k in ROW_FIELDS}
+        if "n" not in row and "n_personas" in r:
+            row["n"] = r["n_personas"]
+        if "per_unit" not in row and "per_persona" in r:
+            row["per_unit"] = r["per_persona"]
+        extra = dict(row.get("extra") or {})
+        extra.update({k: v for k, v in r.items() if k not in ROW_FIELDS and k not in ("n_personas", "per_persona")})
+        row["extra"] = extra
+        new_rows.append(row)
+    out["rows"] = new_rows
+    return out

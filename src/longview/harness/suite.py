@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from longview.harness.cell import Cell, Dataset, ScorecardLike, SessionOutcome
+from longview.harness.cell import Cell, Dataset, SessionOutcome
+from longview.harness.scorecard import Scorecard
 from longview.kernel.agent import Agent
 
 if TYPE_CHECKING:
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
 
     from longview.harness.context import CellContext
     from longview.harness.roles import Roles
-    from longview.harness.scorecard import MetricInfo
     from longview.kernel.trace import TraceEvent
 
 
@@ -134,21 +134,17 @@ class Suite(ABC):
         the harness then records the cell as aborted with its reason."""
 
     @abstractmethod
-    def score(self, results: list[str], dataset: Dataset, options: BaseModel, seed: int) -> ScorecardLike:
-        """Score the JSON texts of every finished cell's result (the harness adds run identity)."""
+    def score(self, results: list[str], dataset: Dataset, options: BaseModel, seed: int) -> Scorecard:
+        """Score the JSON texts of every finished cell's result, in the one scorecard shape (build
+        rows with ``harness.scorecard.build_row``); the harness adds run identity."""
 
-    def tables(self, scorecard: Any) -> list[Table]:
+    def tables(self, scorecard: Scorecard) -> list[Table]:
         """Rich tables printed by run and show; default: one generic table of every row."""
         from longview.harness.tables import rows_table
 
         return [rows_table(scorecard)]
 
-    def metric_info(self, components: dict[str, str]) -> dict[str, MetricInfo]:
-        """Metric -> how it is obtained (deterministic or judged, and by which component), for
-        scorecards that do not carry it themselves."""
-        return {}
-
-    def notes(self, scorecard: Any, components: dict[str, str]) -> list[str]:
+    def notes(self, scorecard: Scorecard, components: dict[str, str]) -> list[str]:
         """Caveats printed under the tables and kept in the scorecard JSON (``notes``), e.g. that a
         judged metric was judged by an embedded component, not the paper's."""
         return []

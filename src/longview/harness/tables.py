@@ -28,7 +28,7 @@ def rows_table(sc: Any) -> Table:
     for n in names:
         t.add_column(n, justify="right")
     for r in rows:
-        n = str(r.get("n", r.get("n_personas", 0))) + (f" (+{r['n_aborted']} aborted)" if r.get("n_aborted") else "")
+        n = str(r["n"]) + (f" (+{r['n_aborted']} aborted)" if r.get("n_aborted") else "")
         t.add_row(r["agent"], r["variant"], n, *[fmt_ci(r["metrics"].get(k), (r.get("ci95") or {}).get(k))
                                                  + fmt_coverage((r.get("coverage") or {}).get(k)) for k in names])
     return t

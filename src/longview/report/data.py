@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from longview.harness.cell import CellOutcomes
+from longview.harness.scorecard import upgrade_json
 from longview.harness.suite import Suite
 from longview.kernel.errors import DataError, LongviewError
 from longview.kernel.runstore import MARKER, OUTCOMES, SCORECARD, RunStore
@@ -22,9 +23,6 @@ from longview.kernel.runstore import MARKER, OUTCOMES, SCORECARD, RunStore
 if TYPE_CHECKING:
     from longview.harness.run import Scored
 
-# Row fields every scorecard row has (the common shape); anything else is suite-specific.
-COMMON_ROW_FIELDS = {"agent", "variant", "metrics", "ci95", "n", "n_aborted", "n_missing", "abort_reasons", "trials",
-                     "per_unit", "extra", "n_personas", "per_persona", "group", "coverage"}
 
 
 @dataclass
@@ -82,8 +80,8 @@ class RunData:
 
 
 def per_unit(row: dict[str, Any]) -> dict[str, dict[str, float | None]]:
-    """A row's unit -> metrics (``per_unit``, or ATR's historical ``per_persona``)."""
-    return row.get("per_unit") or row.get("per_persona") or {}
+    """A row's unit -> metrics."""
+    return row.get("per_unit") or {}
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -110,7 +108,7 @@ def _scorecard(root: Path, manifest: dict[str, Any], suite: Suite | None) -> tup
     written into the run directory), and that scoring is returned for its session outcomes."""
     path = root / SCORECARD
     if path.is_file():
-        data = _read_json(path)
+        data = upgrade_json(_read_json(path))  # a run scored before the common shape reads as one
         for key in ("suite", "rows"):
             if key not in data:
                 raise DataError(str(path), "<scorecard>", key, "the common scorecard shape (suite, dataset, metrics, rows)")

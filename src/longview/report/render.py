@@ -18,7 +18,7 @@ from typing import Any
 from longview._version import __version__
 from longview.report import plots
 from longview.report.compare import Comparison
-from longview.report.data import COMMON_ROW_FIELDS, RunData, per_unit
+from longview.report.data import RunData, per_unit
 from longview.report.hooks import report_sections
 
 NA = "–"
@@ -114,14 +114,19 @@ def _row_label(run: RunData, row: dict[str, Any], multi: bool) -> str:
     return f"{base} ({run.label})" if multi else base
 
 
+def _extra(row: dict[str, Any]) -> dict[str, Any]:
+    extra = row.get("extra")
+    return extra if isinstance(extra, dict) else {}
+
+
 def _scalar_extras(rows: list[dict[str, Any]]) -> list[str]:
-    """Suite-specific numeric row fields shown beside the metrics (e.g. atr's gap, gap_rec)."""
+    """Suite-specific numeric row fields (``extra``) shown beside the metrics (e.g. atr's gap, gap_rec)."""
     keys: dict[str, None] = {}
     for r in rows:
-        for k, v in r.items():
-            if k not in COMMON_ROW_FIELDS and (v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))):
+        for k, v in _extra(r).items():
+            if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)):
                 keys[k] = None
-    return [k for k in keys if any(r.get(k) is not None for r in rows)]
+    return [k for k in keys if any(_extra(r).get(k) is not None for r in rows)]
 
 
 def _numeric_maps(obj: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], dict, dict | None]]:
@@ -142,8 +147,7 @@ def _numeric_maps(obj: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str,
 
 
 def _row_maps(row: dict[str, Any]) -> list[tuple[tuple[str, ...], dict, dict | None]]:
-    own = {k: v for k, v in row.items() if k not in COMMON_ROW_FIELDS}
-    return _numeric_maps(own) + _numeric_maps(row.get("extra") or {}, ("extra",))
+    return _numeric_maps(_extra(row), ("extra",))
 
 
 def suite_section(page: Page, suite: str, members: list[int], comparisons: list[Comparison]) -> str:
@@ -160,7 +164,7 @@ def suite_section(page: Page, suite: str, members: list[int], comparisons: list[
     out = [f'<section class="suite" id="suite-{esc(suite)}"><h2>{esc(suite)}</h2><p class="note">{esc(summary)}</p>']
     ds = sc0.get("dataset", {})
     out.append(f'<p class="note">Dataset <b>{esc(ds.get("name"))}</b> · sha256 <code>{esc(str(ds.get("sha256", ""))[:12])}</code> · '
-               f'{esc(ds.get("units", ds.get("personas", "?")))} units · runs: {esc(", ".join(r.label for r in runs))}. '
+               f'{esc(ds.get("units", "?"))} units · runs: {esc(", ".join(r.label for r in runs))}. '
                'Unit-macro means with cluster-bootstrap 95% intervals over units.</p>')
 
     # scorecard
@@ -175,7 +179,7 @@ def suite_section(page: Page, suite: str, members: list[int], comparisons: list[
     body = []
     for ri, run, row in entries:
         filt = {"run": ri, "agent": row["agent"], "variant": row["variant"]}
-        n = esc(row.get("n", row.get("n_personas", 0)))
+        n = esc(row.get("n", 0))
         if row.get("n_aborted"):
             n += f' <span class="bad">+{row["n_aborted"]} aborted</span>'
         if row.get("n_missing"):
@@ -183,7 +187,7 @@ def suite_section(page: Page, suite: str, members: list[int], comparisons: list[
         cells = ([esc(run.label)] if multi else []) + [open_link(esc(row["agent"]), filt), esc(row["variant"]), n]
         cells += [fci(row.get("metrics", {}).get(k), (row.get("ci95") or {}).get(k))
                   + _coverage_note((row.get("coverage") or {}).get(k)) for k in names]
-        cells += [fnum(row.get(k)) for k in extras]
+        cells += [fnum(_extra(row).get(k)) for k in extras]
         body.append(cells)
     out.append("<h3>Scorecard</h3>" + table(cols, body, "score", titles))
     judged = [k for k in names if metrics_info.get(k, {}).get("kind") == "judged"]
@@ -203,7 +207,7 @@ def suite_section(page: Page, suite: str, members: list[int], comparisons: list[
             ci = (row.get("ci95") or {}).get(k)
             pts.append({"label": _row_label(run, row, multi), "variant": row["variant"], "agent": row["agent"],
                         "value": v, "lo": ci[0] if ci else v, "hi": ci[1] if ci else v,
-                        "n": row.get("n", row.get("n_personas", 0)), "ref": row["agent"].startswith("ref:")})
+                        "n": row.get("n", 0), "ref": row["agent"].startswith("ref:")})
         if any(p["value"] is not None for p in pts):
             hib = metrics_info.get(k, {}).get("higher_is_better", True)
             figs.append(page.plot(plots.forest(k, pts, higher_is_better=hib, variants=suite_variants)))

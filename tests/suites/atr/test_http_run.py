@@ -40,12 +40,12 @@ def test_retries_then_completes_and_dead_model_aborts_alone(episodes, tmp_path):
     assert time.monotonic() - t0 < 60
     rows = {r.agent: r for r in sc.rows}
     flaky, dead, oracle = rows["hosted_vllm/flaky"], rows["hosted_vllm/dead"], rows["ref:oracle"]
-    assert flaky.n_personas == 1 and flaky.n_aborted == 0 and flaky.metrics.tsacc is not None
+    assert flaky.n == 1 and flaky.n_aborted == 0 and flaky.metrics["tsacc"] is not None
     assert hits["flaky"] >= 3  # two failures, then every session's calls
-    assert dead.n_aborted == 1 and dead.n_personas == 0 and dead.metrics.tsacc is None
+    assert dead.n_aborted == 1 and dead.n == 0 and dead.metrics["tsacc"] is None
     reason = next(iter(dead.abort_reasons.values()))
     assert "503" in reason and "3" in reason
     assert hits["dead"] == 3  # bounded: max_attempts, then the cell stops (one session in flight)
-    assert oracle.metrics.tsacc == 1.0
+    assert oracle.metrics["tsacc"] == 1.0
     usage = store.manifest().usage
     assert usage["roles"]["agent"]["calls"] >= 1 and usage["roles"]["agent"]["cached_tokens"] > 0

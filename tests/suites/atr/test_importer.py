@@ -27,7 +27,7 @@ def test_loads_release_layout():
 
 def test_reference_bounds_on_released_episodes(tmp_path):
     store, sc = harness.run(RunConfig(suite="atr", dataset=f"atrbench:{ROOT}", agents=["reference"], out=tmp_path / "run"))
-    tsacc = {r.agent: r.metrics.tsacc for r in sc.rows}
+    tsacc = {r.agent: r.metrics["tsacc"] for r in sc.rows}
     assert tsacc["ref:oracle"] >= 0.95 and tsacc["ref:passive"] <= 0.35
     # Every tool call either succeeded or failed with a stated reason.
     for f in (store.root / "cells").glob("*/*.jsonl"):

@@ -60,5 +60,5 @@ def test_scripted_release_behaviours_pass_every_oracle_test_session(episodes, tm
         )
         store, sc = harness.run(opts)
     row = next(r for r in sc.rows if r.agent == f"hosted_vllm/{behaviour}")
-    assert row.n_aborted == 0 and row.n_personas == 2
-    assert row.metrics.tsacc == 1.0
+    assert row.n_aborted == 0 and row.n == 2
+    assert row.metrics["tsacc"] == 1.0

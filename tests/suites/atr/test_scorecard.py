@@ -177,3 +177,22 @@ def test_reports_render():
     assert f"{sc.row('m', 'atr').gap:.2f}" in paper
     breakdown = render(breakdown_table(sc))
     assert "tool_identity" in breakdown and "commerce" in breakdown
+
+
+def test_the_common_shape_carries_atrs_scorecard_without_loss():
+    """atr scores into the one scorecard shape every suite uses (n, per_unit, atr's own fields in
+    extra); its typed view comes back unchanged, and an old run's scorecard JSON (the golden file
+    is one) reads as the same common shape."""
+    from longview.harness.scorecard import upgrade_json
+    from longview.suites.atr.scorecard import from_common, to_common
+
+    sc = build(both("m", "atr", 3, 5) + both("m", "default", 1, 2) + both("ref:oracle", "oracle_target", 99, 99, False))
+    common = to_common(sc)
+    assert from_common(common) == sc
+    row = common.to_json_dict()["rows"][0]
+    assert "n_personas" not in row and "per_persona" not in row and {"group", "gap", "breakdown"} <= set(row["extra"])
+    golden = json.loads((Path(__file__).parents[2] / "golden/atr/scorecard.json").read_text())
+    upgraded = upgrade_json(golden)
+    assert all("n_personas" not in r and "n" in r and "per_unit" in r for r in upgraded["rows"])
+    back = from_common(type(common).model_validate({**upgraded, "metrics": {}}))
+    assert back.to_json_dict() == golden

@@ -49,4 +49,4 @@ def test_trial_cells_have_distinct_keys_and_trial_zero_keeps_its_key(tmp_path):
     cells = harness.prepare(opts).cells
     assert len(cells) == 4 and {c.trial for c in cells} == {0, 1}
     store, sc = harness.run(opts)
-    assert sc.rows[0].trials == 2 and sc.rows[0].tsacc_pass_k == {"1": 1.0, "2": 1.0}
+    assert sc.rows[0].trials == 2 and sc.rows[0].extra["tsacc_pass_k"] == {"1": 1.0, "2": 1.0}

@@ -26,8 +26,13 @@ BOUND_AGENT = {DEF: "ref:passive", ORC: "ref:oracle"}
 SHORT = {DEF: "Def.", ATR: "ATR", ALW: "Alw.", ORC: "Orc."}
 
 
+def _x(row: dict[str, Any] | None, key: str) -> Any:
+    """One of atr's own row fields (group, gap, gap_rec), kept in the row's ``extra``."""
+    return None if row is None else (row.get("extra") or {}).get(key)
+
+
 def _group(row: dict[str, Any]) -> str:
-    return row.get("group") or ("reference" if row["agent"].startswith("ref:") else row["agent"])
+    return _x(row, "group") or ("reference" if row["agent"].startswith("ref:") else row["agent"])
 
 
 def _pick(rows: list[dict[str, Any]], variant: str) -> dict[str, Any] | None:
@@ -78,8 +83,8 @@ def table3(scorecard: dict[str, Any]) -> Section:
         cells += [_r2(_m(line[v], "rule_ask")) for v in LEARNING]
         for key in ("rule_cov", "acq_prec", "applied_rate"):
             cells += [_pct(_m(line[v], key)) for v in LEARNING]
-        gap = next((r.get("gap") for r in line.values() if r is not None and r.get("gap") is not None), None)
-        cells += [_pct(gap)] + [_pct(row_v.get("gap_rec")) if (row_v := line[v]) else None for v in LEARNING]
+        gap = next((_x(r, "gap") for r in line.values() if _x(r, "gap") is not None), None)
+        cells += [_pct(gap)] + [_pct(_x(line[v], "gap_rec")) for v in LEARNING]
         rows.append(cells)
     return Section(title="Table 3 · main scorecard (paper shape)",
                    note="Persona-macro. TSAcc, Cov, AcqPrec, App, Gap and GapRec in %; Ask is RuleAsk per learning "
@@ -98,7 +103,7 @@ def table4(scorecard: dict[str, Any]) -> Section:
         present = [line for line in over if line[v] is not None]
 
         def mean(key: str, rec: bool = False, lines_: list = present, v: str = v) -> float | None:
-            xs = [(ln[v].get("gap_rec") if rec else _m(ln[v], key)) for ln in lines_]
+            xs = [(_x(ln[v], "gap_rec") if rec else _m(ln[v], key)) for ln in lines_]
             vals = [x for x in xs if x is not None]
             return sum(vals) / len(vals) if vals else None
 

@@ -1,6 +1,11 @@
 """The ATR scorecard: one row per (agent, variant), persona-macro metrics with cluster-bootstrap CIs,
 the default-to-oracle Gap and each variant's share of it recovered (GapRec).
 
+:class:`Scorecard` is atr's typed view (its tables and golden tests read it); the suite hands the
+harness the same numbers in the one common shape (:func:`to_common`: ``n``, ``per_unit``, and atr's
+own fields — group, gap, gap_rec, tsacc_pass_k, breakdown, diagnostics, marks — in ``extra``), and
+:func:`from_common` reads them back without loss.
+
 Persona is the replication unit: metrics are computed per complete cell, then macro-averaged over
 personas (undefined values skipped). Aborted cells are counted and never scored. Breakdowns by
 domain and action surface pool test sessions instead (TS-micro), as the paper's capability table.
@@ -13,6 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from longview.harness import scorecard as common
 from longview.kernel.runstore import DatasetInfo
 from longview.kernel.stats import cluster_bootstrap_ci, macro_mean, pass_hat_k, seed_from
 from longview.suites.atr.dataset import Episode
@@ -260,3 +266,38 @@ def build_scorecard(
         dataset=DatasetInfo(name=dataset_name, sha256=dataset_sha256, units=len(episodes)),
         rows=rows,
     )
+
+
+# How each metric is obtained; judged ones name the roles whose components judge them (the harness
+# writes the components that played them into the scorecard JSON).
+METRIC_INFO = {
+    "tsacc": common.MetricInfo(description="test sessions whose tool calls match the rule-aware action (App. D.2)",
+                               kind="deterministic"),
+    "rule_ask": common.MetricInfo(description="Router-positive asks per learning session", kind="judged",
+                                  roles=["router"]),
+    "rule_cov": common.MetricInfo(description="share of the rule pool the Classifier hit in learning", kind="judged",
+                                  roles=["router", "classifier"]),
+    "acq_prec": common.MetricInfo(description="share of asks the Classifier mapped to a rule", kind="judged",
+                                  roles=["router", "classifier"]),
+    "applied_rate": common.MetricInfo(description="test pass rate over acquired, learnable rules", kind="judged",
+                                      roles=["router", "classifier"]),
+}
+_COMMON = frozenset(common.Row.model_fields)
+
+
+def to_common(sc: Scorecard) -> common.Scorecard:
+    """The same scorecard in the shape every suite shares."""
+    rows = []
+    for r in sc.rows:
+        d = r.model_dump()
+        rows.append(common.Row(
+            **{k: v for k, v in d.items() if k in _COMMON}, n=r.n_personas, per_unit=d["per_persona"],
+            extra={k: v for k, v in d.items() if k not in _COMMON and k not in ("n_personas", "per_persona")}))
+    return common.Scorecard(suite="atr", dataset=sc.dataset, metrics=dict(METRIC_INFO), rows=rows)
+
+
+def from_common(sc: common.Scorecard) -> Scorecard:
+    """atr's typed view of a common-shape atr scorecard (the inverse of :func:`to_common`)."""
+    rows = [Row.model_validate({**r.model_dump(exclude={"n", "per_unit", "extra", "coverage"}), **r.extra,
+                                "n_personas": r.n, "per_persona": r.per_unit}) for r in sc.rows]
+    return Scorecard(dataset=sc.dataset, rows=rows)

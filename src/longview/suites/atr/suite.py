@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from longview.domains.personal import all_tool_names, safe_fields
 from longview.harness.context import CellContext
 from longview.harness.roles import Roles
-from longview.harness.scorecard import MetricInfo
+from longview.harness.scorecard import Scorecard as CommonScorecard
 from longview.harness.suite import Cell, RoleSpec, Section, SessionOutcome, Suite
 from longview.kernel.agent import Agent
 from longview.suites.atr import report_hooks
@@ -22,7 +22,7 @@ from longview.suites.atr.protocol import SEND_TO_USER
 from longview.suites.atr.records import CellRecord
 from longview.suites.atr.release_prompts import prompt_set
 from longview.suites.atr.runner import Scaffold, run_cell, scaffold_for
-from longview.suites.atr.scorecard import Scorecard, build_scorecard
+from longview.suites.atr.scorecard import build_scorecard, from_common, to_common
 from longview.suites.atr.variants import MAIN_VARIANTS, get_variant
 
 if TYPE_CHECKING:
@@ -116,37 +116,24 @@ class ATRSuite(Suite):
     async def run_cell(self, ctx: CellContext) -> CellRecord:
         return await run_cell(ctx, ctx.dataset.episode(ctx.cell.unit))  # type: ignore[attr-defined]
 
-    def score(self, results: list[str], dataset: Any, options: BaseModel, seed: int) -> Scorecard:
+    def score(self, results: list[str], dataset: Any, options: BaseModel, seed: int) -> CommonScorecard:
         cells = [CellRecord.model_validate_json(t) for t in results]
         personas = {c.persona_id for c in cells}
         episodes = {e.persona_id: e for e in dataset.episodes if e.persona_id in personas}
-        return build_scorecard(cells, episodes, dataset.name, dataset.sha256, safe_fields, seed=seed)
+        return to_common(build_scorecard(cells, episodes, dataset.name, dataset.sha256, safe_fields, seed=seed))
 
-    def metric_info(self, components: dict[str, str]) -> dict[str, MetricInfo]:
-        learn = f"{components.get('router', '?')} + {components.get('classifier', '?')}"
-        return {
-            "tsacc": MetricInfo(description="test sessions whose tool calls match the rule-aware action (App. D.2)",
-                                kind="deterministic"),
-            "rule_ask": MetricInfo(description="Router-positive asks per learning session", kind="judged",
-                                   by=components.get("router", "")),
-            "rule_cov": MetricInfo(description="share of the rule pool the Classifier hit in learning", kind="judged",
-                                   by=learn),
-            "acq_prec": MetricInfo(description="share of asks the Classifier mapped to a rule", kind="judged", by=learn),
-            "applied_rate": MetricInfo(description="test pass rate over acquired, learnable rules", kind="judged",
-                                       by=learn),
-        }
-
-    def tables(self, scorecard: Any) -> list[Table]:
+    def tables(self, scorecard: CommonScorecard) -> list[Table]:
         from longview.suites.atr.report import breakdown_table, paper_table, scorecard_table, summary_table
 
-        out = [scorecard_table(scorecard)]
-        if any(not r.agent.startswith("ref:") for r in scorecard.rows):
-            out.append(paper_table(scorecard))
-            if (summary := summary_table(scorecard)) is not None:
+        view = from_common(scorecard)
+        out = [scorecard_table(view)]
+        if any(not r.agent.startswith("ref:") for r in view.rows):
+            out.append(paper_table(view))
+            if (summary := summary_table(view)) is not None:
                 out.append(summary)
-        return out + [breakdown_table(scorecard)]
+        return out + [breakdown_table(view)]
 
-    def notes(self, scorecard: Any, components: dict[str, str]) -> list[str]:
+    def notes(self, scorecard: CommonScorecard, components: dict[str, str]) -> list[str]:
         model_ran = any(not r.agent.startswith("ref:") for r in scorecard.rows)
         note = embedded_scaffold_note(components, model_ran)
         return [note] if note else []
