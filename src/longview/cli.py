@@ -38,7 +38,7 @@ COMMON: list[tuple[list[str], dict[str, Any]]] = [
     (["--max-concurrency"], dict(type=int, default=4, show_default=True, help="Sessions in flight across the run.")),
     (["--provider-limit"], dict(multiple=True, help="Model requests in flight to one provider across the run (and a Ray cluster), PROVIDER=N (e.g. openai=8). Repeatable.")),
     (["--seed"], dict(type=int, default=0, show_default=True, help="Seed for bootstrap CIs and model trials.")),
-    (["--max-turns"], dict(type=int, default=20, show_default=True, help="Assistant-turn cap per session.")),
+    (["--max-turns"], dict(type=int, default=None, help="Turn cap per session (default: the suite's, as its paper: 20 assistant turns; intents 30 replies to the user).")),
     (["--trials"], dict(type=int, default=1, show_default=True, help="Run every cell this many times (adds pass^k where defined).")),
     (["--model"], dict(multiple=True, help="Model under test, provider/model (LiteLLM style: openai/gpt-5.4, anthropic/claude-opus-4-7, ollama/qwen3, hosted_vllm/NAME). Repeatable.")),
     (["--role"], dict(multiple=True, help="Model for a suite role, ROLE=MODEL (e.g. judge=openai/gpt-5.4). Repeatable.")),
@@ -159,7 +159,7 @@ def _config(suite: Any, kw: dict[str, Any]):
     return RunConfig(
         suite=suite.name, agents=list(kw["agent"]) or None, variants=list(kw["variant"]), dataset=kw["dataset"],
         units=kw["personas"], out=kw["out"], resume=kw["resume"], force=kw["force"],
-        max_concurrency=kw["max_concurrency"], seed=kw["seed"], max_turns=kw["max_turns"], trials=kw["trials"],
+        max_concurrency=kw["max_concurrency"], seed=kw["seed"], max_turns=kw["max_turns"] or suite.default_max_turns, trials=kw["trials"],
         models=list(kw["model"]), role_models=role_models, api_base=kw["api_base"], no_cache=kw["no_cache"],
         max_attempts=kw["max_attempts"], role_params=role_params, request_timeout=kw["request_timeout"],
         allow_aborts=kw["allow_aborts"], agent_timeout=kw["agent_timeout"],

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from longview.harness.cell import Cell, Dataset, SessionOutcome
 from longview.harness.scorecard import Scorecard
 from longview.kernel.agent import Agent
+from longview.kernel.session import DEFAULT_MAX_TURNS
 
 if TYPE_CHECKING:
     import typer
@@ -92,6 +93,7 @@ class Suite(ABC):
     model_variants: ClassVar[Sequence[str]] = ("default",)  # what a --model runs when no --variant is given
     datasets: ClassVar[dict[str, str]] = {"builtin": "the built-in dataset"}  # spec -> description
     profile: ClassVar[ProfileSpec] = ProfileSpec()  # how `longview profile` runs and reads this suite
+    default_max_turns: ClassVar[int] = DEFAULT_MAX_TURNS  # --max-turns when not given (the paper's cap)
 
     @abstractmethod
     def load_dataset(self, spec: str, options: BaseModel) -> Dataset:

@@ -192,6 +192,9 @@ class AppsState(WorldState):
     products: list[Product] = Field(default_factory=list)
     cart: dict[str, dict[str, int]] = Field(default_factory=dict, description="login -> product_id -> qty.")
     orders: list[Order] = Field(default_factory=list)
+    wish_lists: dict[str, list[int]] = Field(default_factory=dict, description="Amazon: login -> product ids.")
+    song_reviews: list[dict[str, Any]] = Field(default_factory=list, description="Spotify song reviews.")
+    followed_artists: dict[str, list[int]] = Field(default_factory=dict, description="Spotify: login -> artist ids.")
     vfs_files: dict[str, dict[str, Any]] = Field(default_factory=dict, description="AppWorld file_system: "
                                                  "login -> path -> {file_id, content, created_at, updated_at}.")
     vfs_dirs: dict[str, list[str]] = Field(default_factory=dict, description="AppWorld file_system: login -> "

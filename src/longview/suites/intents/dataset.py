@@ -20,9 +20,10 @@ class Classification:
     """Whether an imported task can run offline, and why not."""
 
     task_id: str
-    verdict: str  # runnable | needs_app | needs_live_web | needs_appworld_db
+    # runnable | excluded_unit | needs_app | needs_appworld_db | needs_live_web | needs_absent_asset | needs_shell
+    verdict: str
     reason: str
-    kind: str = ""  # files | apps | none
+    kind: str = ""  # runnable tasks: files | apps | none
 
 
 @dataclass
@@ -34,7 +35,8 @@ class IntentsDataset:
     asset_dirs: dict[tuple[str, str], Path] = field(default_factory=dict)  # (unit, session) -> task dir
     skills_dirs: dict[str, Path] = field(default_factory=dict)  # unit -> persona skills dir
     classification: dict[str, list[Classification]] = field(default_factory=dict)  # unit -> all its tasks
-    rule_keys: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (unit, session) -> script keys
+    allowed_tools: dict[str, list[str]] = field(default_factory=dict)  # unit -> the persona's tools.yaml allow-list
+    task_types: dict[tuple[str, str], str] = field(default_factory=dict)  # (persona folder, task) -> task_type
 
     def unit_ids(self) -> list[str]:
         return list(self.episodes)

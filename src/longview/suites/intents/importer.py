@@ -2,69 +2,68 @@
 
 Nothing of the release is copied into longview. ``PATH`` is the checkout (with ``data/``) or its
 ``data/`` folder; every persona folder holds ``profile.yaml``, ``episode.yaml`` (task order and
-``depends_on``), ``tasks/<task_id>/task.yaml`` with the task's workspace assets next to it, and
-``scripts/`` with rule scripts. Loading is strict: an unknown or missing field, a bad type, a
-dependency that is unknown, later in the order, or breaks π-Bench's contract (a dependent has
-criteria, its prerequisites have none) stops the load with one message naming file, task and field.
+``depends_on``), ``tools.yaml`` (the tools the persona's agent is offered), ``tasks/<task_id>/``
+with ``task.yaml`` and the task's workspace assets, and ``scripts/`` with rule scripts.
 
-Every task is classified (rules in :func:`classify`); runnable tasks run in episode order as whole
-dependency units — a unit with any non-runnable task is left out entirely.
+The release's files are read as data (:mod:`~longview.suites.intents.pib_files`): no path may lead
+outside its ``data/`` folder, no file may be a FIFO or device, and **no code of the release runs
+while loading** — a rule script is only checked to be a ``.py`` file there; it runs confined when a
+session is scored (:mod:`~longview.suites.intents.rules`).
+
+Loading accepts the shapes the release uses (goals YAML reads as mappings, an empty
+``checklist:``, a bare ``trigger: env`` with an ``environment`` block, long event texts) and is
+otherwise strict: a malformed file stops the load with one message naming file, task and field.
+Every task is then classified (:mod:`~longview.suites.intents.pib_classify`); runnable tasks run in
+episode order as whole dependency units — a unit with any non-runnable task is left out.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from longview.domains.apps.state import APPS
-from longview.domains.apps.toolkit import AppsToolkit
 from longview.kernel.errors import DataError
 from longview.kernel.ids import check_id
 from longview.suites.intents.dataset import Classification, IntentsDataset
-from longview.suites.intents.rules import RuleScriptError, script_keys
+from longview.suites.intents.pib_classify import PREFIX, classify, text_apps, tool_apps
+from longview.suites.intents.pib_files import inside, load_yaml, task_assets
 from longview.suites.intents.schema import ChecklistItem, Episode, HiddenIntent, Persona, Session
-
-PREFIX = "mcp_appworld_"
-APP_WORDS = {"simple_note": ("simple note", "simplenote"), "todoist": ("todoist",), "gmail": ("gmail",),
-             "phone": ("text message", "phone number", "sms"), "splitwise": ("splitwise",), "spotify": ("spotify",),
-             "amazon": ("amazon",), "venmo": ("venmo",), "file_system": ("file_system",)}
-# AppWorld APIs whose answers come from AppWorld's own populated database (catalogues, inboxes,
-# other users), which an offline run cannot reproduce.
-APPWORLD_DB_TOOLS = {
-    "amazon__search_products", "amazon__show_product", "amazon__show_product_reviews", "amazon__search_sellers",
-    "amazon__show_recommended_products", "amazon__show_addresses", "amazon__show_payment_cards",
-    "amazon__show_last_product_purchase", "amazon__show_product_purchases", "amazon__show_wish_list",
-    "amazon__search_product_types", "amazon__show_seller", "amazon__show_product_questions",
-    "spotify__search_songs", "spotify__show_song", "spotify__search_artists", "spotify__show_artist",
-    "spotify__show_song_reviews", "gmail__show_inbox_threads", "gmail__show_thread", "gmail__show_email",
-    "gmail__search_users", "gmail__show_starred_threads", "gmail__show_category_sizes", "splitwise__search_users",
-    "splitwise__show_groups", "phone__search_contacts", "phone__search_text_messages",
-    "phone__show_text_message_window", "phone__show_text_message", "phone__show_alarm",
-}
-WEB = re.compile(r"https?://|\b(search (the )?(web|online|internet)|look (it |them )?up online|latest news|"
-                 r"on the web|google|arxiv|github link|websites?)\b", re.IGNORECASE)
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _text_of(v: Any) -> str:
+    """A goal or role entry as text: YAML reads ``Goal: detail`` (an unquoted ': ') as a mapping."""
+    if isinstance(v, dict):
+        return "; ".join(f"{k}: {_text_of(x)}" for k, x in v.items())
+    if isinstance(v, list):
+        return "; ".join(_text_of(x) for x in v)
+    return "" if v is None else str(v)
+
+
 class PibProfile(_Strict):
     schema_version: Literal["v2"] = Field(description="Schema version.")
     user_id: str = Field(min_length=1, description="Persona id (its folder name).")
     role: str | dict[str, Any] = Field(description="Who the user is (text, or a mapping with role_text).")
-    preferences: dict[str, Any] = Field(default_factory=dict, description="Style hints.")
-    long_term_goals: list[str] = Field(default_factory=list, description="Stable objectives.")
+    preferences: dict[str, Any] | None = Field(default=None, description="Style hints.")
+    long_term_goals: list[Any] | None = Field(default=None, description="Stable objectives (text; an entry YAML "
+                                              "reads as a mapping is kept as 'key: value' text).")
+
+    def goals(self) -> list[str]:
+        return [_text_of(g) for g in self.long_term_goals or []]
+
+    def role_text(self) -> str:
+        return self.role if isinstance(self.role, str) else _text_of(self.role.get("role_text", self.role))
 
 
 class PibEpisodeTask(_Strict):
     task_id: str = Field(min_length=1, description="Task id.")
-    depends_on: list[str] = Field(default_factory=list, description="Earlier prerequisite task ids.")
+    depends_on: list[str] | None = Field(default=None, description="Earlier prerequisite task ids.")
 
 
 class PibEpisode(_Strict):
@@ -75,16 +74,22 @@ class PibEpisode(_Strict):
     runtime: dict[str, Any] | None = Field(default=None, description="Runtime binding (docker image).")
 
 
+class PibTools(_Strict):
+    tool_names: list[str] = Field(description="The AppWorld APIs the persona's agent is offered (no prefix).")
+
+
 class PibHiddenIntent(_Strict):
     content: str = Field(min_length=1, description="The requirement.")
     status: Literal["not_provided", "provided"] = Field(default="not_provided", description="Initial status.")
 
-    @field_validator("content")
+    @field_validator("content", mode="before")
     @classmethod
-    def _not_blank(cls, v: str) -> str:
-        if not v.strip():
+    def _not_blank(cls, v: Any) -> Any:
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            v = str(v)  # the release reads every content with str()
+        if isinstance(v, str) and not v.strip():
             raise ValueError("must not be blank")
-        return v.strip()
+        return v.strip() if isinstance(v, str) else v
 
 
 class PibIntent(_Strict):
@@ -94,20 +99,21 @@ class PibIntent(_Strict):
 
 class PibCriterion(_Strict):
     criterion: str = Field(min_length=1, description="Rubric criterion.")
-    weight: float = Field(default=1.0, gt=0, description="Weight.")
+    weight: float = Field(default=1.0, gt=0, allow_inf_nan=False, description="Weight.")
+    evaluation: Literal["llm"] = Field(default="llm", description="How it is judged (the release knows only llm).")
 
 
 class PibObjectives(_Strict):
-    tools: list[dict[str, dict[str, list[str]] | None]] = Field(
-        default_factory=list, description="Tool-trace specs: {tool_name: {call: [...], result: [...]}}.")
-    checklist: list[PibCriterion] = Field(default_factory=list, description="Rubric criteria.")
-    files_read: list[str] = Field(default_factory=list, description="Files judges see.")
+    tools: list[dict[str, dict[str, list[str] | None] | None]] | None = Field(
+        default=None, description="Tool-trace specs: {tool_name: {call: [...], result: [...]}}.")
+    checklist: list[PibCriterion] | None = Field(default=None, description="Rubric criteria (empty: none).")
+    files_read: list[str] | None = Field(default=None, description="Files judges see.")
     tools_evaluation_path: str | None = Field(default=None, description="Rule script path (repository-relative).")
 
     @field_validator("tools")
     @classmethod
-    def _one_tool_each(cls, v: list[dict]) -> list[dict]:
-        for item in v:
+    def _one_tool_each(cls, v: list[dict] | None) -> list[dict] | None:
+        for item in v or []:
             if len(item) != 1:
                 raise ValueError("each tools entry must name exactly one tool")
             (spec,) = item.values()
@@ -117,33 +123,31 @@ class PibObjectives(_Strict):
 
 
 class PibTrigger(_Strict):
-    type: str = Field(description="user, user_query or environmental_signal.")
+    type: str = Field(description="user, user_query, env or environmental_signal.")
 
 
 class PibTask(_Strict):
     schema_version: Literal["v2"] = Field(description="Schema version.")
     task_id: str = Field(min_length=1, description="Task id (its folder name).")
     user_id: str = Field(min_length=1, description="Persona id.")
-    environment_id: str = Field(default="", description="Environment binding.")
-    title: str = Field(default="", description="Title.")
-    description: str = Field(default="", description="What the task evaluates.")
-    task_type: str = Field(default="", description="short_term_independent | short_term_contextual | long_term.")
-    trigger: PibTrigger = Field(description="What starts the task.")
+    environment_id: str | None = Field(default=None, description="Environment binding.")
+    title: str | None = Field(default=None, description="Title.")
+    description: str | None = Field(default=None, description="What the task evaluates.")
+    task_type: str | None = Field(default=None, description="short_term_independent | short_term_contextual | long_term.")
+    trigger: PibTrigger | str = Field(description="What starts the task (a mapping with type, or the bare type).")
+    environment: Any = Field(default=None, description="Environment-triggered tasks: the signal (events...).")
     intent: PibIntent = Field(description="Request and hidden intents.")
     objectives: PibObjectives | None = Field(default=None, description="Checklist, tool specs, rule script.")
     metadata: Any = Field(default=None, description="Free-form.")
 
     def tool_names(self) -> list[str]:
-        return [next(iter(t)) for t in (self.objectives.tools if self.objectives else [])]
+        return [str(next(iter(t))).strip() for t in (self.objectives.tools or [] if self.objectives else [])]
 
+    def checklist(self) -> list[PibCriterion]:
+        return list(self.objectives.checklist or []) if self.objectives else []
 
-def _yaml(path: Path, record: str) -> Any:
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError:
-        raise DataError(str(path), record, "<file>", "a readable file") from None
-    except yaml.YAMLError as e:
-        raise DataError(str(path), record, "<root>", f"valid YAML ({' '.join(str(e).split())[:120]})") from None
+    def trigger_type(self) -> str:
+        return self.trigger if isinstance(self.trigger, str) else self.trigger.type
 
 
 def _model(cls: type[BaseModel], raw: Any, path: Path, record: str) -> Any:
@@ -157,6 +161,7 @@ def _model(cls: type[BaseModel], raw: Any, path: Path, record: str) -> Any:
 
 
 def _data_root(path: str) -> tuple[Path, Path]:
+    """(the release's data folder, the folder rule-script paths are relative to), both resolved."""
     p = Path(path).expanduser().resolve()
     if (p / "data").is_dir():
         return p / "data", p
@@ -165,45 +170,22 @@ def _data_root(path: str) -> tuple[Path, Path]:
     raise DataError(str(p), "<dataset>", "<path>", "an existing π-Bench checkout or data/ folder")
 
 
-def classify(task: PibTask, has_assets: bool) -> Classification:
-    """Runnable offline, or why not. In order: an app or API longview lacks (needs_app); an AppWorld API
-    answered from AppWorld's populated database (needs_appworld_db); a URL or a web-search phrase in the
-    request or intents (needs_live_web). Otherwise runnable: kind apps, files, or none."""
-    names = [n.removeprefix(PREFIX) for n in task.tool_names()]
-    text = task.intent.initial_input + "\n" + "\n".join(h.content for h in task.intent.hidden_intent)
-    low = text.lower()
-    known = _known_tools()
-    apps = {n.split("__", 1)[0] for n in names}
-    apps |= {app for app, words in APP_WORDS.items() if any(w in low for w in words)}
-    missing_apps = sorted(a for a in apps if a not in APPS)
-    if missing_apps:
-        return Classification(task.task_id, "needs_app", f"longview has no {', '.join(missing_apps)} app")
-    lacking = sorted(n for n in names if n not in known and n not in APPWORLD_DB_TOOLS)
-    if lacking:
-        return Classification(task.task_id, "needs_app", f"longview lacks the API {', '.join(lacking)}")
-    db = sorted(n for n in names if n in APPWORLD_DB_TOOLS)
-    if db:
-        return Classification(task.task_id, "needs_appworld_db", f"reads AppWorld's database via {', '.join(db)}")
-    m = WEB.search(text)
-    if m:
-        return Classification(task.task_id, "needs_live_web", f"needs the live web ('{m.group(0)[:40]}')")
-    kind = "apps" if apps else ("files" if has_assets else "none")
-    return Classification(task.task_id, "runnable", "runs offline", kind=kind)
-
-
-_KNOWN: set[str] | None = None
-
-
-def _known_tools() -> set[str]:
-    global _KNOWN
-    if _KNOWN is None:
-        import tempfile
-
-        from longview.domains.apps.state import AppsState
-
-        with tempfile.TemporaryDirectory() as tmp:
-            _KNOWN = {s.name for s in AppsToolkit(AppsState(), Path(tmp)).specs}
-    return _KNOWN
+def script_path(rel: str, repo: Path, data: Path, file: str, record: str) -> Path:
+    """Where a task's rule script is: a relative path ('data/<persona>/scripts/x.py') that stays
+    inside the release's data folder. Absolute paths, '..' parts, links out and non-files are
+    refused here, at load time — the script itself is not run until scoring."""
+    field = "objectives.tools_evaluation_path"
+    pure = PurePosixPath(rel.strip())
+    if not rel.strip() or pure.is_absolute() or rel.strip().startswith(("~", "\\")) or "\\" in rel or ":" in rel:
+        raise DataError(file, record, field, f"a path relative to the release, inside its data/ folder; got '{rel}'")
+    if ".." in pure.parts:
+        raise DataError(file, record, field, f"a path without '..' parts; got '{rel}'")
+    if pure.suffix != ".py":
+        raise DataError(file, record, field, f"a .py file; got '{rel}'")
+    real = inside(repo / pure, data, file, record, field)
+    if not real.is_file():
+        raise DataError(file, record, field, f"a regular .py file; got '{rel}'")
+    return real
 
 
 def _units(order: list[str], deps: dict[str, list[str]]) -> list[set[str]]:
@@ -225,101 +207,118 @@ def _units(order: list[str], deps: dict[str, list[str]]) -> list[set[str]]:
     return list(groups.values())
 
 
-def load_persona(folder: Path, repo: Path, digest: hashlib._Hash) -> tuple[Episode | None, list[Classification],
-                                                                              dict[str, Path], dict[str, list[str]]]:
-    prof_path, ep_path = folder / "profile.yaml", folder / "episode.yaml"
-    profile: PibProfile = _model(PibProfile, _yaml(prof_path, "profile"), prof_path, "profile")
-    episode: PibEpisode = _model(PibEpisode, _yaml(ep_path, "episode"), ep_path, "episode")
+def _known_tools() -> set[str]:
+    from longview.domains.apps.toolkit import AppsToolkit
+
+    return set(AppsToolkit.tool_names())
+
+
+class PersonaLoad:
+    """One persona folder, loaded: its episode (runnable tasks only), every task's verdict, and
+    what running needs (task folders, rule scripts, the tool allow-list)."""
+
+    def __init__(self) -> None:
+        self.episode: Episode | None = None
+        self.classification: list[Classification] = []
+        self.dirs: dict[str, Path] = {}
+        self.allowed_tools: list[str] | None = None
+        self.task_types: dict[str, str] = {}
+
+
+def load_persona(folder: Path, data: Path, repo: Path, digest: Any) -> PersonaLoad:
+    out = PersonaLoad()
+    prof_path, ep_path, tools_path = folder / "profile.yaml", folder / "episode.yaml", folder / "tools.yaml"
+    profile: PibProfile = _model(PibProfile, load_yaml(prof_path, data, "profile"), prof_path, "profile")
+    episode: PibEpisode = _model(PibEpisode, load_yaml(ep_path, data, "episode"), ep_path, "episode")
     check_id(profile.user_id, str(prof_path), profile.user_id, "user_id")  # names cell folders and traces
-    digest.update(prof_path.read_bytes() + ep_path.read_bytes())
+    digest.update(prof_path.read_bytes() + b"\0" + ep_path.read_bytes())
+    if tools_path.exists() or tools_path.is_symlink():
+        tools: PibTools = _model(PibTools, load_yaml(tools_path, data, "tools"), tools_path, "tools")
+        out.allowed_tools = [n.removeprefix(PREFIX) for n in tools.tool_names]
+        digest.update(b"tools\0" + "\n".join(out.allowed_tools).encode())
     tasks: dict[str, PibTask] = {}
-    dirs: dict[str, Path] = {}
+    assets: dict[str, list[Path]] = {}
     for i, et in enumerate(episode.tasks):
         check_id(et.task_id, str(ep_path), et.task_id, f"tasks.{i}.task_id")  # a folder name and a session id
-        tpath = folder / "tasks" / et.task_id / "task.yaml"
-        if not tpath.is_file():
+        if et.task_id in tasks:
+            raise DataError(str(ep_path), et.task_id, f"tasks.{i}.task_id", f"unique task ids ('{et.task_id}' is "
+                            "listed twice)")
+        tdir = folder / "tasks" / et.task_id
+        tpath = tdir / "task.yaml"
+        if not (tpath.exists() or tpath.is_symlink()):
             raise DataError(str(ep_path), et.task_id, f"tasks.{i}.task_id", f"a task file at {tpath}")
-        digest.update(tpath.read_bytes())
-        task: PibTask = _model(PibTask, _yaml(tpath, et.task_id), tpath, et.task_id)
+        task: PibTask = _model(PibTask, load_yaml(tpath, data, et.task_id), tpath, et.task_id)
         if task.task_id != et.task_id:
             raise DataError(str(tpath), et.task_id, "task_id", f"'{et.task_id}' (its folder name), got '{task.task_id}'")
-        tasks[task.task_id] = task
-        dirs[task.task_id] = tpath.parent
-        for asset in sorted(tpath.parent.rglob("*")):  # workspace assets are part of the dataset's identity
-            if asset.is_file() and asset.name != "task.yaml":
-                digest.update(str(asset.relative_to(tpath.parent)).encode() + b"\0" + asset.read_bytes())
+        digest.update(tpath.read_bytes())
+        found = task_assets(inside(tdir, data, str(tpath), et.task_id, "<folder>"), data, str(tpath), et.task_id)
+        for a in found:  # workspace assets are part of the dataset's identity
+            digest.update(str(a.relative_to(tdir)).encode() + b"\0" + a.read_bytes())
+        tasks[task.task_id], assets[task.task_id], out.dirs[task.task_id] = task, found, tdir
+        out.task_types[task.task_id] = task.task_type or ""
     order = [t.task_id for t in episode.tasks]
-    deps = {t.task_id: t.depends_on for t in episode.tasks}
-    crit = {tid: bool(t.objectives and (t.objectives.checklist or t.objectives.tools_evaluation_path))
+    deps = {t.task_id: list(t.depends_on or []) for t in episode.tasks}
+    crit = {tid: bool(t.checklist() or (t.objectives and t.objectives.tools_evaluation_path))
             for tid, t in tasks.items()}
     for i, et in enumerate(episode.tasks):
-        for d in et.depends_on:
+        for d in deps[et.task_id]:
             if d not in order[:i]:
                 raise DataError(str(ep_path), et.task_id, f"tasks.{i}.depends_on",
                                 f"earlier task ids of this episode, got '{d}'")
             if crit[d]:
                 raise DataError(str(ep_path), et.task_id, f"tasks.{i}.depends_on",
                                 f"prerequisites without criteria ('{d}' has a checklist)")
-        if et.depends_on and not crit[et.task_id]:
+        if deps[et.task_id] and not crit[et.task_id]:
             raise DataError(str(folder / "tasks" / et.task_id / "task.yaml"), et.task_id, "objectives.checklist",
                             "a non-empty checklist (the task has depends_on)")
     scripts: dict[str, Path] = {}
     for tid, t in tasks.items():
         rel = t.objectives.tools_evaluation_path if t.objectives else None
-        if rel:
-            sp = (repo / rel).resolve() if not Path(rel).is_absolute() else Path(rel)
-            if sp.suffix != ".py" or not sp.is_file():
-                raise DataError(str(dirs[tid] / "task.yaml"), tid, "objectives.tools_evaluation_path",
-                                f"an existing .py file, got '{rel}'")
-            scripts[tid] = sp
-            digest.update(sp.read_bytes())
-    verdicts = {tid: classify(t, any(p.name != "task.yaml" for p in dirs[tid].iterdir())) for tid, t in tasks.items()}
+        if rel is not None:
+            scripts[tid] = script_path(rel, repo, data, str(out.dirs[tid] / "task.yaml"), tid)
+            digest.update(scripts[tid].read_bytes())  # read as bytes for the hash; never imported here
+    known = _known_tools()
+    seen: set[str] = set()
+    verdicts: dict[str, Classification] = {}
+    for tid in order:  # the workspace persists: a task sees its own and earlier tasks' files
+        seen |= {p.name.lower() for p in assets[tid]}
+        t = tasks[tid]
+        verdicts[tid] = classify(tid, t.intent.initial_input, [h.content for h in t.intent.hidden_intent],
+                                 t.tool_names(), assets[tid], set(seen), known)
     keep: set[str] = set()
     for unit in _units(order, deps):
         if all(verdicts[tid].verdict == "runnable" for tid in unit):
             keep |= unit
         else:
+            blocked = sorted(tid for tid in unit if verdicts[tid].verdict != "runnable")
             for tid in unit:
                 if verdicts[tid].verdict == "runnable":
-                    verdicts[tid].reason = "runs offline, but its dependency unit does not"
+                    verdicts[tid].reason = f"runs offline, but its dependency unit does not ({', '.join(blocked)})"
                     verdicts[tid].verdict = "excluded_unit"
-    rule_keys: dict[str, list[str]] = {}
-    sessions = []
-    for tid in order:
-        if tid not in keep:
-            continue
-        t = tasks[tid]
-        if tid in scripts:
-            try:
-                rule_keys[tid] = script_keys(scripts[tid])
-            except RuleScriptError as e:
-                raise DataError(str(scripts[tid]), tid, "score([])", f"a dict of criteria ({e})") from None
-        sessions.append(_session(t, deps[tid], scripts.get(tid)))
-    cls = [verdicts[t] for t in order]
-    if not sessions:
-        return None, cls, {}, {}
-    role = profile.role if isinstance(profile.role, str) else str(profile.role.get("role_text", ""))
-    ep = Episode(persona=Persona(id=profile.user_id, name=profile.user_id, profile=role), sessions=sessions)
-    return ep, cls, {s.id: dirs[s.id] for s in sessions}, rule_keys
+    out.classification = [verdicts[t] for t in order]
+    sessions = [_session(tasks[tid], deps[tid], scripts.get(tid)) for tid in order if tid in keep]
+    if sessions:
+        goals = profile.goals()
+        text = profile.role_text().strip() + ("\n\nLong-term goals:\n" + "\n".join(f"- {g}" for g in goals)
+                                              if goals else "")
+        out.episode = Episode(persona=Persona(id=profile.user_id, name=profile.user_id, profile=text),
+                              sessions=sessions)
+    return out
 
 
 def _session(t: PibTask, depends_on: list[str], script: Path | None) -> Session:
     names = t.tool_names()
-    low = t.intent.initial_input.lower()
-    apps = {n.removeprefix(PREFIX).split("__", 1)[0] for n in names}
-    apps |= {a for a, words in APP_WORDS.items() if any(w in low for w in words)}
     obj = t.objectives
     return Session(
         id=t.task_id, title=t.title or t.task_id, request=t.intent.initial_input, depends_on=depends_on,
-        apps=sorted(apps),
+        apps=sorted(tool_apps(names) | text_apps(t.intent.initial_input)),
         hidden_intents=[HiddenIntent(id=f"I{k + 1}", content=h.content, recoverable_from="unlabelled",
                                      question=h.content, initially_provided=h.status == "provided")
                         for k, h in enumerate(t.intent.hidden_intent)],
         checklist=[ChecklistItem(id=f"C{k + 1}", text=c.criterion, weight=c.weight)
-                   for k, c in enumerate(obj.checklist if obj else [])],
-        rule_script=str(script) if script else None, rule_tools=names,
-        tool_prefix=PREFIX if any(n.startswith(PREFIX) for n in names) else "",
-        files_read=list(obj.files_read) if obj else [], task_type=t.task_type,
+                   for k, c in enumerate(t.checklist())],
+        rule_script=str(script) if script else None, rule_tools=names, tool_prefix=PREFIX,
+        files_read=list(obj.files_read or []) if obj else [], task_type=t.task_type or "",
         category=_meta(t, "category"), difficulty=_meta(t, "difficulty"))
 
 
@@ -334,24 +333,32 @@ def load_pibench(path: str) -> IntentsDataset:
     digest = hashlib.sha256()
     episodes: dict[str, Episode] = {}
     ds = IntentsDataset(name=f"pibench:{path}", sha256="", episodes={}, origin="pibench")
-    folders = sorted(p for p in data.iterdir() if (p / "episode.yaml").is_file())
+    folders = sorted(p for p in data.iterdir() if p.is_dir() and (p / "episode.yaml").exists())
     if not folders:
         raise DataError(str(data), "<dataset>", "<path>", "persona folders with episode.yaml")
+    owner: dict[str, Path] = {}
     for folder in folders:
-        ep, cls, dirs, keys = load_persona(folder, repo, digest)
-        unit = folder.name
-        ds.classification[unit] = cls
+        got = load_persona(folder, data, repo, digest)
+        ds.classification[folder.name] = got.classification
+        ds.task_types.update({(folder.name, k): v for k, v in got.task_types.items()})
+        ep = got.episode
+        pid = ep.persona.id if ep else None
+        if pid is not None:
+            if pid in owner:
+                raise DataError(str(folder / "profile.yaml"), pid, "user_id",
+                                f"unique persona ids (duplicate of {owner[pid] / 'profile.yaml'})")
+            owner[pid] = folder
         if ep is None:
             continue
-        if ep.persona.id in episodes:
-            raise DataError(str(folder / "profile.yaml"), ep.persona.id, "user_id", "unique persona ids (duplicate)")
         episodes[ep.persona.id] = ep
-        for sid, d in dirs.items():
-            ds.asset_dirs[(ep.persona.id, sid)] = d
-        for sid, k in keys.items():
-            ds.rule_keys[(ep.persona.id, sid)] = k
-        if (folder / "skills").is_dir():
-            ds.skills_dirs[ep.persona.id] = folder / "skills"
+        for s in ep.sessions:
+            ds.asset_dirs[(ep.persona.id, s.id)] = got.dirs[s.id]
+        if got.allowed_tools is not None:
+            ds.allowed_tools[ep.persona.id] = got.allowed_tools
+        skills = folder / "skills"
+        if skills.is_dir() and not skills.is_symlink():  # copied into the workspace: checked like assets
+            task_assets(skills, data, str(skills), ep.persona.id)
+            ds.skills_dirs[ep.persona.id] = skills
     ds.episodes = episodes
     ds.sha256 = digest.hexdigest()
     return ds

@@ -105,7 +105,7 @@ class RuleEvidence:
                     for i in todo]
         flat = [h for b in batches for h in b]
         try:
-            results = run_script(self.script, json.loads(json.dumps(flat, default=str)))
+            _, results = run_script(self.script, json.loads(json.dumps(flat, default=str)))
         except RuleScriptError:
             return out
         sizes = [len(b) for b in batches]

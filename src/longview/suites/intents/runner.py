@@ -3,17 +3,19 @@ memory carried between sessions (or not, for no_history), each session against t
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from longview.domains.apps import AppsState, AppsToolkit
 from longview.domains.apps.pdf import write_pdf
 from longview.harness.context import CellContext
 from longview.kernel.agent import Message
 from longview.kernel.errors import CellAborted
-from longview.kernel.session import run_session
+from longview.kernel.session import UserTurn, run_session
 from longview.memory.base import Memory
 from longview.memory.simple import NoMemory
 from longview.suites.intents.dataset import IntentsDataset
@@ -21,12 +23,17 @@ from longview.suites.intents.judges import IntentJudges, RubricJudge
 from longview.suites.intents.memory import FileMemory
 from longview.suites.intents.records import CellRecord, CriterionOutcome, SessionRecord
 from longview.suites.intents.rule_evidence import RuleEvidence
-from longview.suites.intents.rules import RuleMode, RuleScriptError, score_rules
+from longview.suites.intents.rules import RULE_FAILED, RuleMode, RuleScriptError, declared_names, score_rules
 from longview.suites.intents.schema import Episode, Session
 from longview.suites.intents.user import RecordingToolkit, TwoStageUser
 from longview.users.base import VerbatimWording, Wording
 
 START = datetime(2026, 3, 2, 9, 0)
+# π-Bench's runner ends a task after 30 agent replies to the user (BenchmarkRunner's max_turns); inside
+# one reply its agent may take up to 120 tool steps (nanobot's maxToolIterations). longview's
+# --max-turns is that reply cap for this suite; the assistant turns of a session are bounded by
+# cap x (steps + 1), the release's worst case.
+TOOL_STEPS_PER_REPLY = 120
 
 SYSTEM = """You are a personal assistant who works with the same user over many sessions.
 
@@ -52,6 +59,25 @@ class Components:
     rubric: RubricJudge = field(default_factory=RubricJudge)
     wording: Wording = field(default_factory=VerbatimWording)
     rule_mode: RuleMode = "reference"
+
+
+class ReplyCap:
+    """The session protocol with π-Bench's cap: after the ``cap``-th reply to the user (which the
+    user still judges) the session ends, as the release's runner ends a task at max_turns."""
+
+    def __init__(self, inner: TwoStageUser, cap: int) -> None:
+        self.inner, self.cap, self.hit = inner, cap, False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def user_reply(self, delivered: str, turn: int, trace: Any) -> UserTurn:
+        reply = await self.inner.user_reply(delivered, turn, trace)
+        if not reply.end and len(self.inner.replies) >= self.cap:
+            self.hit = True
+            trace.emit("reply_cap", turn=turn, replies=len(self.inner.replies))
+            return UserTurn(text=None, end=True)
+        return reply
 
 
 def system_prompt(ep: Episode, memory: str) -> str:
@@ -131,18 +157,19 @@ async def run_episode(ctx: CellContext, ds: IntentsDataset, comps: Components, *
         stage_assets(session, workspace, ds.asset_dirs.get((unit, session.id)), ds.skills_dirs.get(unit))
         state.now = clock.now().isoformat(timespec="seconds")
         mem = NoMemory() if no_history else memory
-        tools = RecordingToolkit(AppsToolkit(state, workspace, apps=session.apps))
+        tools = RecordingToolkit(AppsToolkit(state, workspace, apps=session.apps, allow=ds.allowed_tools.get(unit)))
         user = TwoStageUser(session, profile=ep.persona.profile, judges=comps.judges, tools=tools, state=state,
                             workspace=workspace, wording=comps.wording, rule=rule_evidence(session, comps))
         trace = ctx.trace(session.id)
         try:
+            capped = ReplyCap(user, ctx.max_turns)
             async with ctx.session():
                 outcome = await run_session(
-                    ctx.agent, tools, user, system=system_prompt(ep, mem.context(session.request)),
+                    ctx.agent, tools, capped, system=system_prompt(ep, mem.context(session.request)),
                     opening=[Message(role="user", content=session.request)], session_id=session.id, phase="task",
-                    trace=trace, max_turns=ctx.max_turns, clock=clock)
-            rec = user.record(outcome.termination.value)
-            await add_judged_criteria(rec, session, user, comps, ds.rule_keys.get((unit, session.id)), ep)
+                    trace=trace, max_turns=ctx.max_turns * (TOOL_STEPS_PER_REPLY + 1), clock=clock)
+            rec = user.record("turn_cap" if capped.hit else outcome.termination.value)
+            await add_judged_criteria(rec, session, user, comps, ep)
             trace.emit("session_record", record=rec.model_dump(mode="json"))
         finally:
             trace.close()
@@ -170,20 +197,11 @@ def rule_evidence(session: Session, comps: Components) -> RuleEvidence | None:
 
 
 async def add_judged_criteria(rec: SessionRecord, session: Session, user: TwoStageUser, comps: Components,
-                              rule_keys: list[str] | None, ep: Episode) -> None:
+                              ep: Episode) -> None:
     """Rule-script criteria, then rubric items (judge model, else proxy, else not judged)."""
     rec.tags = session_tags(session)
-    if session.rule_script and rule_keys:
-        try:
-            rule_met: dict[str, bool | None] = dict(score_rules(
-                Path(session.rule_script), rule_keys, user.tools.calls, set(session.rule_tools),
-                session.tool_prefix, comps.rule_mode))
-        except RuleScriptError as e:
-            rec.rule_errors.append(str(e))
-            rule_met = {k: None for k in rule_keys}  # a crashed script judges nothing: undefined, not failed
-        for k in rule_keys:
-            rec.criteria[f"[tools] {k}"] = CriterionOutcome(weight=1.0, kind="rule", met=rule_met[k],
-                                                            by=f"rule:{comps.rule_mode}")
+    if session.rule_script:
+        await add_rule_criteria(rec, session, user, comps)
     # A proxy over the reply alone ("tells the user what was done") is a claim: it counts only once
     # some deterministic or rule criterion of the session is met, so saying "done" earns nothing.
     worked = any(c.met for c in rec.criteria.values())
@@ -207,6 +225,24 @@ async def add_judged_criteria(rec: SessionRecord, session: Session, user: TwoSta
             elif comps.rubric.model is None:
                 by, reason = "not judged", "a rubric item: needs --judge-model"
             rec.criteria[c.id] = CriterionOutcome(weight=c.weight, kind="rubric", met=met, by=by, reason=reason)
+
+
+async def add_rule_criteria(rec: SessionRecord, session: Session, user: TwoStageUser, comps: Components) -> None:
+    """Rule-script criteria: the script runs now (confined, see rules.py), never at load time. A
+    script that cannot judge leaves its criteria not judged, with the reason in ``rule_errors``;
+    when it failed before naming them, one placeholder criterion stands for them."""
+    try:
+        outcome = await asyncio.to_thread(
+            score_rules, Path(session.rule_script or ""), user.tools.calls, declared_names(session.rule_tools),
+            session.tool_prefix, comps.rule_mode, workspace=user.workspace)
+    except RuleScriptError as e:
+        rec.rule_errors.append(str(e))
+        rec.criteria[RULE_FAILED] = CriterionOutcome(weight=1.0, kind="rule", met=None, by="not judged",
+                                                     reason=f"the rule script failed: {e}")
+        return
+    for k in outcome.keys:
+        rec.criteria[f"[tools] {k}"] = CriterionOutcome(weight=1.0, kind="rule", met=outcome.met[k],
+                                                        by=f"rule:{comps.rule_mode}")
 
 
 def abort_record(ctx: CellContext, err: CellAborted) -> CellRecord:

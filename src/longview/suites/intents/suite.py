@@ -65,6 +65,7 @@ class IntentsSuite(Suite):
     variants = {"default": "earlier sessions carried in the agent's file memory",
                 "no_history": "every session starts with an empty memory (workspace and app state persist)"}
     model_variants = ("default",)
+    default_max_turns = 30  # π-Bench: 30 agent replies to the user per task (see runner.TOOL_STEPS_PER_REPLY)
     datasets = {"builtin": "5 generated personas x 20 sessions (offline, deterministic judges)",
                 "pibench:PATH": "π-Bench's released data from your own checkout (schema v2); runnable tasks only",
                 "PATH": "a folder of episode JSON files (one persona each), or one dataset .json file"}
