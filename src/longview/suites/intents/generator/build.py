@@ -183,6 +183,12 @@ GENERIC_SLOTS = ("tag", "ref", "deadline", "budget", "risk", "step", "audience",
 MONTHS = ("March", "April", "May", "June")
 
 
+def product_id(i: int) -> int:
+    """Catalogue ids as a store has them, not 1, 2, 3: an agent that orders whatever small ids it can
+    guess must not hit the products a session wants."""
+    return 4000 + 37 * i
+
+
 def _email_of(name: str) -> str:
     import unicodedata
 
@@ -199,7 +205,7 @@ class EpisodeBuilder:
         for pool in self.pools.values():
             self.rng.shuffle(pool)
         self.slot_turn = 0
-        self.products = [(i + 1, n) for i, (n, _, _) in enumerate(PRODUCTS)]
+        self.products = [(product_id(i), n) for i, (n, _, _) in enumerate(PRODUCTS)]
         self.songs = [(i + 1, t) for i, (t, _, _) in enumerate(SONGS)]
         self.rng.shuffle(self.products)
         self.rng.shuffle(self.songs)
@@ -327,7 +333,20 @@ class EpisodeBuilder:
             sessions.append(self.session(sid, idx, entry, topic, art, intents, extra,
                                          [sids[i] for i, e in enumerate(SCHEDULE) if entry.startswith("d")
                                           and e == "p" + entry[1]]))
+        self.refuse_blanket_orders(sessions)
         return Episode(persona=self.persona(), files=self.files(), seed=self.seed(), sessions=sessions)
+
+    def refuse_blanket_orders(self, sessions: list[Session]) -> None:
+        """An order check is met only by an order holding nothing the session did not ask for: with
+        real tools offered, an agent that orders whatever ids it can guess (product 1, 2, 3...) would
+        otherwise 'complete' an order intent by luck."""
+        catalogue = {n for n, _, _ in PRODUCTS}
+        for s in sessions:
+            checks = [c.check for c in s.checklist if c.check] + [k for i in s.hidden_intents for k in i.satisfied_by]
+            orders = [c for c in checks if c.kind == "record_contains" and c.collection == "orders"]
+            wanted = {w for c in orders for w in c.all}
+            for c in orders:
+                c.none = sorted(catalogue - wanted)
 
     def session(self, sid: str, idx: int, entry: str, topic: str, art: Artifact, intents: list, extra: str,
                 deps: list[str]) -> Session:
@@ -373,7 +392,7 @@ class EpisodeBuilder:
 
     def seed(self) -> dict[str, list[dict]]:
         songs = [{"song_id": i + 1, "title": t, "artist": a, "genre": g} for i, (t, a, g) in enumerate(SONGS)]
-        products = [{"product_id": i + 1, "name": n, "product_type": ty, "price": pr}
+        products = [{"product_id": product_id(i), "name": n, "product_type": ty, "price": pr}
                     for i, (n, ty, pr) in enumerate(PRODUCTS)]
         return {"songs": songs, "products": products}
 
