@@ -103,6 +103,9 @@ def test_caching_options_do_not_change_the_response_cache_key():
     assert GenParams(temperature=0.0).answer_fields() == {
         "temperature": 0.0, "max_tokens": None, "reasoning_effort": None, "extra": {},
     }
+    # A sampling seed is part of what is asked: another seed is another answer.
+    seeded = ResponseCache.key("openai/gpt-5", "sys", CONVO, TOOLS, GenParams(temperature=0.0, seed=1))
+    assert seeded != base != ResponseCache.key("openai/gpt-5", "sys", CONVO, TOOLS, GenParams(temperature=0.0, seed=2))
 
 
 def test_cell_cache_key_is_stable_per_cell_and_never_overrides_the_user():

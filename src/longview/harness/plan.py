@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from longview.agents.external.specs import ExternalAgent
 from longview.kernel.errors import ConfigError, DataError, LongviewError, printable
 from longview.kernel.ids import id_problem
+from longview.kernel.models import GenParams
 from longview.kernel.models.client import split_model
 from longview.kernel.models.prompt_cache import with_cache_key
 from longview.kernel.runstore import Manifest, RunDataset, config_hash
@@ -247,6 +248,9 @@ def make_agent(p: Prepared, cell: Cell):
     # One provider prompt-cache key per cell: its sessions share a long prompt prefix (never part of
     # the response-cache key; sent only to providers that take one).
     params = with_cache_key(p.roles.params(AGENT), p.suite.name, cell.agent, cell.variant, cell.unit)
-    return LLMAgent(client, params, name=cell.agent, trial=p.roles.trial_key(cell.trial))
+    trial = p.roles.trial_key(cell.trial)
+    if p.cfg.role_params.get(AGENT, GenParams()).seed is None:  # each trial samples with its own seed
+        params = params.model_copy(update={"seed": trial})
+    return LLMAgent(client, params, name=cell.agent, trial=trial)
 
 

@@ -156,8 +156,10 @@ class Roles:
         await aclose_all()
 
     def params(self, role: str) -> GenParams:
-        """A role's parameters; suite roles default to temperature 0, the agent to the provider's defaults."""
-        return self._params.get(role) or (GenParams() if role == AGENT else GenParams(temperature=0.0))
+        """A role's parameters; suite roles default to temperature 0, the agent to the provider's defaults.
+        The sampling seed is the run's ``--seed`` unless the user gave one (the agent's is set per trial)."""
+        params = self._params.get(role) or (GenParams() if role == AGENT else GenParams(temperature=0.0))
+        return params if params.seed is not None else params.model_copy(update={"seed": self.seed})
 
     def trial_key(self, trial: int) -> int:
         """The response-cache trial index: the same seed and trial replay the cache, others sample afresh."""

@@ -23,6 +23,10 @@ class GenParams(BaseModel):
     reasoning_effort: Literal["low", "medium", "high"] | None = Field(
         default=None, description="Reasoning budget for models that support it."
     )
+    seed: int | None = Field(
+        default=None, description="Sampling seed, sent to OpenAI-compatible providers that accept one (a run sets "
+        "it from --seed and the trial unless given; not sent through LiteLLM); providers may still vary.",
+    )
     extra: dict[str, Any] = Field(
         default_factory=dict, description="Provider-specific fields merged into the request as-is."
     )
@@ -43,7 +47,10 @@ class GenParams(BaseModel):
 
     def answer_fields(self) -> dict[str, Any]:
         """The fields that can change a model's answer (JSON mode), for cache keys."""
-        return self.model_dump(mode="json", exclude=set(self.TRANSPORT_FIELDS))
+        fields = self.model_dump(mode="json", exclude=set(self.TRANSPORT_FIELDS))
+        if fields["seed"] is None:  # keys of requests without a seed stay those computed before seeds were sent
+            del fields["seed"]
+        return fields
 
 
 class ProviderError(Exception):
@@ -116,6 +123,8 @@ class ProviderSpec:
     reasoning_effort: bool = False
     # OpenAI deprecated ``max_tokens`` for chat completions; its reasoning models reject it.
     max_tokens_field: str = "max_tokens"
+    # The request field for a sampling seed (GenParams.seed); None: the provider takes none, never sent.
+    seed_field: str | None = "seed"
     # Further variables holding credentials this provider reads (LiteLLM backends): copied from
     # ``.env`` when missing and masked in every output, like ``key_env``.
     secret_env: tuple[str, ...] = ()

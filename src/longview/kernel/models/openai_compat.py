@@ -469,6 +469,8 @@ class OpenAICompatClient:
             body[self.spec.max_tokens_field] = params.max_tokens
         if params.reasoning_effort is not None and self.spec.reasoning_effort:
             body["reasoning_effort"] = params.reasoning_effort
+        if params.seed is not None and self.spec.seed_field:
+            body[self.spec.seed_field] = params.seed
         body.update(params.extra)
         return body
 

@@ -36,11 +36,11 @@ PROVIDERS: dict[str, ProviderSpec] = {
             "OPENROUTER_API_KEY",
             reasoning_effort=True,
         ),
-        _compat("deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY"),
+        _compat("deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", seed_field=None),
         _compat("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY"),
         _compat("together_ai", "https://api.together.xyz/v1", "TOGETHERAI_API_KEY"),
         _compat("xai", "https://api.x.ai/v1", "XAI_API_KEY"),
-        _compat("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY"),
+        _compat("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY", seed_field="random_seed"),
         _compat("ollama", "http://localhost:11434/v1", None),
         _compat("ollama_chat", "http://localhost:11434/v1", None),
         # vLLM serves whatever it was started with: no default endpoint, optional key.
