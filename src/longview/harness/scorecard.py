@@ -62,6 +62,11 @@ class Row(BaseModel):
     abort_reasons: dict[str, str] = Field(default_factory=dict, description="Unit (#trial) -> why its cell aborted.")
     trials: int = Field(default=1, description="Most complete trials of any unit.")
     per_unit: dict[str, dict[str, float | None]] = Field(default_factory=dict, description="Unit -> its metrics.")
+    clusters: dict[str, dict[str, float | None]] = Field(
+        default_factory=dict,
+        description="Bootstrap clusters finer than units (a suite's probes, pairs...): cluster id -> the metrics "
+                    "defined on it. When present, metrics and ci95 are over these and compare pairs them.")
+    n_boot: int = Field(default=2000, description="Bootstrap draws behind ci95 (compare draws as many).")
     extra: dict[str, Any] = Field(default_factory=dict, description="Suite-specific additions (breakdowns...).")
     coverage: dict[str, Coverage] = Field(default_factory=dict, description="Metric -> how much of it was judged "
                                           "(only metrics where some item can go unjudged).")
@@ -162,3 +167,23 @@ def upgrade_json(data: dict[str, Any]) -> dict[str, Any]:
         new_rows.append(row)
     out["rows"] = new_rows
     return out
+
+
+def paired_difference(
+    a: Mapping[str, Mapping[str, float | None]],
+    b: Mapping[str, Mapping[str, float | None]],
+    metric: str,
+    *,
+    seed: int,
+    n_boot: int = 2000,
+) -> tuple[int, float | None, float | None, float | None, tuple[float, float] | None]:
+    """B − A over the keys (units or clusters) where both define ``metric``: (n, mean A, mean B,
+    mean difference, paired bootstrap 95% interval of the difference)."""
+    both = {}
+    for k in sorted(set(a) & set(b)):
+        x, y = (a[k] or {}).get(metric), (b[k] or {}).get(metric)
+        if x is not None and y is not None:
+            both[k] = (x, y)
+    diffs: dict[str, float | None] = {k: y - x for k, (x, y) in both.items()}
+    return (len(both), macro_mean({k: x for k, (x, _) in both.items()}), macro_mean({k: y for k, (_, y) in both.items()}),
+            macro_mean(diffs), cluster_bootstrap_ci(diffs, seed=seed, n_boot=n_boot))

@@ -1,6 +1,7 @@
 """Paired comparison of two runs: per metric, the difference B − A over the units (personas, users,
-scenarios) present and defined in both, with a paired bootstrap 95% interval (units resampled
-with replacement, the mean of the per-unit differences recomputed)."""
+scenarios) present and defined in both — or over the rows' bootstrap clusters when the suite keeps
+finer ones (``Row.clusters``: prefs' probes, pairs, changed cells) — with a paired bootstrap 95%
+interval (units or clusters resampled with replacement, the mean of the differences recomputed)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from longview.kernel.stats import cluster_bootstrap_ci, macro_mean, seed_from
+from longview.harness.scorecard import paired_difference
+from longview.kernel.stats import seed_from
 from longview.report.data import RunData, per_unit
 
 
@@ -18,7 +20,7 @@ class PairedDiff(BaseModel):
     metric: str = Field(description="Metric name.")
     a: str = Field(description="Row of run A: agent · variant.")
     b: str = Field(description="Row of run B: agent · variant.")
-    n: int = Field(description="Units defined in both rows.")
+    n: int = Field(description="Units (or the rows' bootstrap clusters, when both keep them) defined in both rows.")
     mean_a: float | None = Field(description="A's mean over the paired units.")
     mean_b: float | None = Field(description="B's mean over the paired units.")
     diff: float | None = Field(description="Mean of B − A over the paired units.")
@@ -32,6 +34,7 @@ class Comparison(BaseModel):
     same_dataset: bool = Field(description="Both runs evaluated the same dataset (sha256).")
     diffs: list[PairedDiff]
     unpaired: list[str] = Field(default_factory=list, description="Rows of either run with no partner.")
+    over: str = Field(default="units", description="What was paired and resampled: units, or the suite's clusters.")
 
 
 def _key(row: dict[str, Any]) -> str:
@@ -39,8 +42,10 @@ def _key(row: dict[str, Any]) -> str:
 
 
 def pair_rows(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> tuple[list[tuple[dict, dict]], list[str]]:
-    """Rows with the same agent and variant; then, among the rest, rows of the same variant when
-    each run has exactly one (two models compared variant by variant)."""
+    """Rows with the same agent and variant; then, among the rest, rows that differ in one
+    dimension only: the same variant when each run has exactly one such row (two models compared
+    variant by variant), else the same agent when each run has exactly one such row (two variants,
+    e.g. memory systems, compared for one agent)."""
     pairs = []
     left_b = {(r["agent"], r["variant"]): r for r in b}
     rest_a = []
@@ -48,33 +53,29 @@ def pair_rows(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> tuple[list[tu
         other = left_b.pop((r["agent"], r["variant"]), None)
         (pairs.append((r, other)) if other is not None else rest_a.append(r))
     rest_b = list(left_b.values())
-    unpaired = []
-    for r in rest_a:
-        same = [o for o in rest_b if o["variant"] == r["variant"]]
-        if len(same) == 1 and sum(1 for x in rest_a if x["variant"] == r["variant"]) == 1:
-            pairs.append((r, same[0]))
-            rest_b.remove(same[0])
-        else:
-            unpaired.append(f"A: {_key(r)}")
-    unpaired += [f"B: {_key(r)}" for r in rest_b]
-    return pairs, unpaired
+    for dim in ("variant", "agent"):
+        left = []
+        for r in rest_a:
+            same = [o for o in rest_b if o[dim] == r[dim]]
+            if len(same) == 1 and sum(1 for x in rest_a if x[dim] == r[dim]) == 1:
+                pairs.append((r, same[0]))
+                rest_b.remove(same[0])
+            else:
+                left.append(r)
+        rest_a = left
+    return pairs, [f"A: {_key(r)}" for r in rest_a] + [f"B: {_key(r)}" for r in rest_b]
+
+
+def _clusters(row: dict[str, Any]) -> dict[str, dict[str, float | None]]:
+    """What a row's bootstrap resamples: its clusters when the suite keeps finer ones, else units."""
+    return row.get("clusters") or per_unit(row)
 
 
 def paired_diff(metric: str, ra: dict[str, Any], rb: dict[str, Any], seed: int) -> PairedDiff:
-    ua, ub = per_unit(ra), per_unit(rb)
-    both = {}
-    for unit in sorted(set(ua) & set(ub)):
-        x, y = (ua[unit] or {}).get(metric), (ub[unit] or {}).get(metric)
-        if x is not None and y is not None:
-            both[unit] = (x, y)
-    diffs = {u: y - x for u, (x, y) in both.items()}
-    return PairedDiff(
-        metric=metric, a=_key(ra), b=_key(rb), n=len(both),
-        mean_a=macro_mean({u: x for u, (x, _) in both.items()}),
-        mean_b=macro_mean({u: y for u, (_, y) in both.items()}),
-        diff=macro_mean(diffs),
-        ci95=cluster_bootstrap_ci(diffs, seed=seed_from(seed, "compare", _key(ra), _key(rb), metric)),
-    )
+    n, mean_a, mean_b, diff, ci = paired_difference(
+        _clusters(ra), _clusters(rb), metric, seed=seed_from(seed, "compare", _key(ra), _key(rb), metric),
+        n_boot=max(int(ra.get("n_boot") or 2000), int(rb.get("n_boot") or 2000)))
+    return PairedDiff(metric=metric, a=_key(ra), b=_key(rb), n=n, mean_a=mean_a, mean_b=mean_b, diff=diff, ci95=ci)
 
 
 def compare(a: RunData, b: RunData, seed: int = 0) -> Comparison:
@@ -84,7 +85,8 @@ def compare(a: RunData, b: RunData, seed: int = 0) -> Comparison:
              if m in ra.get("metrics", {}) and m in rb.get("metrics", {})]
     return Comparison(suite=a.suite_name, a=a.label, b=b.label,
                       same_dataset=a.scorecard.get("dataset", {}).get("sha256") == b.scorecard.get("dataset", {}).get("sha256"),
-                      diffs=diffs, unpaired=unpaired)
+                      diffs=diffs, unpaired=unpaired,
+                      over="clusters" if any(ra.get("clusters") and rb.get("clusters") for ra, rb in pairs) else "units")
 
 
 def comparison_table(c: Comparison):
@@ -93,8 +95,8 @@ def comparison_table(c: Comparison):
     def f(x: float | None, sign: bool = False) -> str:
         return "–" if x is None else (f"{x:+.3f}" if sign else f"{x:.3f}")
 
-    t = Table(title=f"{c.suite}: B ({c.b}) − A ({c.a}), paired over units in both runs, bootstrap 95% CI")
-    for col in ("A row", "B row", "metric", "units", "A", "B", "B − A", "95% CI"):
+    t = Table(title=f"{c.suite}: B ({c.b}) − A ({c.a}), paired over {c.over} in both runs, bootstrap 95% CI")
+    for col in ("A row", "B row", "metric", c.over, "A", "B", "B − A", "95% CI"):
         t.add_column(col, justify="left" if col in ("A row", "B row", "metric") else "right")
     for d in c.diffs:
         ci = "–" if d.ci95 is None else f"[{d.ci95[0]:+.3f}, {d.ci95[1]:+.3f}]"

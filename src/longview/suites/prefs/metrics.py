@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from longview.suites.prefs.runner import ProbeRecord
 
 NAMES = ["psa", "cs", "pet", "carry_over", "brs", "prs"]
+N_BOOT = 5000  # the paper's draws (App. F.3)
 
 
 def _mean(xs: list[float]) -> float | None:
@@ -91,6 +92,40 @@ def counts(probes: Iterable[ProbeRecord]) -> dict[str, int]:
         "carry_overs": sum(any(carried_over(p) for p in pair) for pair in pairs.values()),  # pair instances
         "differing_pairs": len(pairs),  # pair instances (pairs x repeats)
     }
+
+
+def cluster_values(probes_by_unit: dict[str, list[list[ProbeRecord]]], judged: bool = False) -> dict[str, dict[str, float | None]]:
+    """The paper's bootstrap clusters (App. F.3) and each one's metrics: a probe cell
+    (``unit|kind|context|attribute``: psa, and brs/prs for final probes), a differing pair
+    (``unit|pair|attribute``: cs, carry_over) and a changed cell (``unit|change|context|attribute``:
+    pet). Repeats and trials of a cluster are averaged inside it, so they stay together when the
+    cluster is drawn; a metric a cluster does not define is absent from it."""
+    acc: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for unit, trials in probes_by_unit.items():
+        for probes in trials:
+            finals: dict[tuple[str, int, str], ProbeRecord] = {}
+            pres: dict[tuple[str, int, str], ProbeRecord] = {}
+            for p in probes:
+                cell = acc[f"{unit}|{p.kind}|{p.context}|{p.attribute}"]
+                cell["psa"].append(float(correct(p)))
+                if p.kind == "final":
+                    finals[(p.attribute, p.repeat, p.context)] = p
+                    if (b := brs_value(p, judged)) is not None:
+                        cell["brs"].append(b)
+                    if p.prs is not None:
+                        cell["prs"].append(float(p.prs))
+                else:
+                    pres[(p.attribute, p.repeat, p.context)] = p
+            for (a, rep, ctx), w in finals.items():
+                q = finals.get((a, rep, "personal"))
+                if ctx == "work" and q is not None and w.target != q.target:
+                    pair = acc[f"{unit}|pair|{a}"]
+                    pair["cs"].append(float(correct(w) and correct(q)))
+                    pair["carry_over"].append(float(carried_over(w) or carried_over(q)))
+            for (a, rep, ctx), pre in pres.items():
+                if (fin := finals.get((a, rep, ctx))) is not None:
+                    acc[f"{unit}|change|{ctx}|{a}"]["pet"].append(float(correct(pre) and correct(fin)))
+    return {k: {m: sum(v) / len(v) for m, v in d.items() if v} for k, d in sorted(acc.items())}
 
 
 def breakdown(probes: Iterable[ProbeRecord], key: str, judged: bool = False) -> dict[str, dict[str, float | None]]:

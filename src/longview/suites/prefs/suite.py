@@ -174,10 +174,13 @@ class PrefsSuite(Suite):
                                agent_turns=tl.turns, audit=audit(tl.said))
 
     def score(self, results: list[str], dataset, options: BaseModel, seed: int) -> Scorecard:
+        from longview.kernel.stats import cluster_bootstrap_ci, macro_mean, seed_from
         from longview.suites.prefs.metrics import (
+            N_BOOT,
             NAMES,
             breakdown,
             brs_agreement,
+            cluster_values,
             counts,
             prs_brs_agreement,
             unit_metrics,
@@ -207,6 +210,17 @@ class PrefsSuite(Suite):
                 scored[c.user].append(unit_metrics(c.probes, judged))
             row = build_row(key[0], key[1], NAMES, scored, aborted=aborted.get(key), units_in_dataset=len(dataset.unit_ids()),
                             seed=seed, trials=max([c.trial + 1 for c in cells] or [1]))
+            # The paper's aggregation (App. F.3): metrics pooled over its clusters (probe cells, differing
+            # pairs, changed cells), intervals resampling those clusters with 5,000 draws.
+            by_unit: dict[str, list] = defaultdict(list)
+            for c in cells:
+                by_unit[c.user].append(c.probes)
+            row.clusters = cluster_values(by_unit, judged)
+            row.n_boot = N_BOOT
+            for m in NAMES:
+                vals: dict[str, float | None] = {k: d[m] for k, d in row.clusters.items() if m in d}
+                row.metrics[m] = macro_mean(vals)
+                row.ci95[m] = cluster_bootstrap_ci(vals, n_boot=N_BOOT, seed=seed_from(seed, key[0], key[1], m))
             allp = [p for c in cells for p in c.probes]
             row.extra = {
                 "by_dimension": _macro([breakdown(c.probes, "dimension", judged) for c in cells]),
@@ -222,6 +236,7 @@ class PrefsSuite(Suite):
                 "agent_turns": sum(c.agent_turns for c in cells),
             }
             rows.append(row)
+        _vs_none(rows, seed)
         brs_kind: Literal["deterministic", "judged"] = "judged" if judged_any else "deterministic"
         return Scorecard(
             suite=self.name,
@@ -257,7 +272,17 @@ class PrefsSuite(Suite):
                       f(bk.get("reply", {}).get("psa")), f(bk.get("action", {}).get("psa")),
                       str(c.get("carry_overs", 0)), str(c.get("capability_failures", 0)),
                       str(r.extra.get("leakage", {}).get("leaks", 0)))
-        return [rows_table(scorecard), t]
+        tables = [rows_table(scorecard), t]
+        paired = [r for r in scorecard.rows if r.extra.get("vs_none")]
+        if paired:
+            v = Table(title="prefs · memory − No Memory, paired within the run over the paper's clusters "
+                            "(probes, pairs, changed cells), 5,000-draw bootstrap 95% CI")
+            for col in ("Agent", "Memory", *NAMES_SHOWN):
+                v.add_column(col, justify="left" if col in ("Agent", "Memory") else "right")
+            for r in paired:
+                v.add_row(r.agent, r.variant, *[_diff_cell(r.extra["vs_none"].get(m, {})) for m in NAMES_SHOWN])
+            tables.append(v)
+        return tables
 
     def transcript(self, events: list) -> list[str]:
         """The generic view, with each delivery shown as the text the user saw."""
@@ -319,7 +344,13 @@ class PrefsSuite(Suite):
                       rows=[[r["agent"], r["variant"], f(r["metrics"].get("cs")), f(r["metrics"].get("carry_over")),
                              r.get("extra", {}).get("counts", {}).get("carry_overs"), f(r["metrics"].get("pet")),
                              r.get("extra", {}).get("counts", {}).get("capability_failures")] for r in rows])
-        return [by, ctx]
+        vs = Section(title="Memory − No Memory (paired)",
+                     note="Within the run: each memory row minus the same agent's No Memory row, paired over the "
+                          "paper's clusters (probe cells, differing pairs, changed cells); 5,000-draw bootstrap 95% CI.",
+                     columns=["agent", "memory", *NAMES_SHOWN],
+                     rows=[[r["agent"], r["variant"], *[_diff_cell(r["extra"]["vs_none"].get(m, {})) for m in NAMES_SHOWN]]
+                           for r in rows if r.get("extra", {}).get("vs_none")])
+        return [by, ctx] + ([vs] if vs.rows else [])
 
     def session_outcomes(self, result: str, dataset) -> dict[str, SessionOutcome]:
         """Each probe: pass when the selection equals the target (capability failures fail)."""
@@ -366,6 +397,36 @@ class PrefsSuite(Suite):
         from longview.suites.prefs.commands import app
 
         return app
+
+
+NAMES_SHOWN = ("psa", "cs", "pet", "carry_over", "brs", "prs")
+
+
+def _diff_cell(d: dict[str, Any]) -> str:
+    if d.get("diff") is None:
+        return "-"
+    ci = d.get("ci95")
+    return f"{d['diff']:+.2f}" + (f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else "")
+
+
+def _vs_none(rows: list, seed: int) -> None:
+    """Within a run, each memory row's paired difference against the same agent's No Memory row
+    (the paper's memory − No Memory), over the clusters both define, with its bootstrap interval."""
+    from longview.harness.scorecard import paired_difference
+    from longview.kernel.stats import seed_from
+    from longview.suites.prefs.metrics import N_BOOT, NAMES
+
+    none = {r.agent: r for r in rows if r.variant == "none" and r.clusters}
+    for r in rows:
+        base = none.get(r.agent)
+        if base is None or r is base or not r.clusters:
+            continue
+        out = {}
+        for m in NAMES:
+            n, _, _, diff, ci = paired_difference(base.clusters, r.clusters, m, n_boot=N_BOOT,
+                                                  seed=seed_from(seed, "vs_none", r.agent, r.variant, m))
+            out[m] = {"diff": diff, "ci95": ci, "n": n}
+        r.extra["vs_none"] = out
 
 
 def _avg(xs: list[float]) -> float | None:
