@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from longview.agents.llm import LLMAgent
 from longview.harness.roles import Roles
+from longview.harness.suite import Cell
 from longview.kernel.agent import AssistantTurn, ToolCall
 from longview.kernel.errors import DataError
 from longview.kernel.models.mock import register_script, unregister_script
@@ -202,3 +203,22 @@ def test_a_crashing_rule_script_leaves_its_criteria_undefined(tmp_path):
     s2 = next(s for s in json.loads(res[0])["sessions"] if s["session_id"] == "tester_task_002")
     assert s2["rule_errors"] and "boom" in s2["rule_errors"][0]
     assert all(v["met"] is None for v in s2["criteria"].values() if v["kind"] == "rule")
+
+
+def test_reference_agents_on_imported_data_bound_honestly(tmp_path):
+    """ref:literal is the floor, ref:asker shows elicited (never completed); ref:oracle and
+    ref:recall act from reference scripts imported tasks lack: they run nothing and say so."""
+    suite = IntentsSuite()
+    ds = suite.load_dataset(f"pibench:{FIXTURE}", None)
+    res = run_cells(suite, ds, ["ref:literal", "ref:asker", "ref:oracle", "ref:recall"], ["default"], tmp_path)
+    sc = suite.score(res, ds, None, 0)
+    rows = {r.agent: r for r in sc.rows}
+    assert rows["ref:literal"].metrics["proc"] == 0.0
+    asker = rows["ref:asker"].metrics
+    assert asker["elicited"] == 1.0 and asker["completed"] == 0.0 and asker["proc"] == 1.0
+    for a in ("ref:oracle", "ref:recall"):
+        assert all(v is None for v in rows[a].metrics.values()) and "built-in data" in rows[a].extra["not_run"]
+    notes = suite.notes(sc, {})
+    assert any("ref:oracle: not run" in n for n in notes) and any("left out items" in n for n in notes)
+    cell = Cell(agent="ref:oracle", variant="default", unit="tester")
+    assert suite.sessions(cell, ds, IntentsOptions()) == 0

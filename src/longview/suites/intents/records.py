@@ -52,3 +52,5 @@ class CellRecord(BaseModel):
     judge: str = Field(default="embedded:checks+rules", description="Which intent judges ran.")
     rubric: str = Field(default="embedded:proxy", description="Which rubric judge ran.")
     sessions: list[SessionRecord] = Field(default_factory=list)
+    not_run: str = Field(default="", description="Why this reference agent ran no session on this dataset "
+                         "(its metrics are then undefined, never 0).")

@@ -90,7 +90,10 @@ def score_cells(results: list[str], ds_name: str, ds_sha: str, units: list[str],
         covs: list[dict[str, Coverage]] = []
         complete: list[CellRecord] = []
         missing = rule_errors = 0
+        not_run = sorted({c.not_run for c in cs if c.not_run})
         for c in sorted(cs, key=lambda c: (c.unit, c.trial)):
+            if c.not_run:
+                continue
             if c.status != "complete":
                 aborted[f"{c.unit}#{c.trial}" if c.trial else c.unit] = c.abort_reason or "aborted"
                 continue
@@ -118,11 +121,13 @@ def score_cells(results: list[str], ds_name: str, ds_sha: str, units: list[str],
             std[k] = statistics.stdev(means) if len(means) >= 2 else None
         row.extra["trial_means"] = trial_means
         row.extra["trial_std"] = std
-        row.coverage = _row_coverage(covs)
+        row.coverage = _row_coverage(covs) if covs else {}
         row.extra["judge_missing"] = missing
         row.extra["rule_errors"] = rule_errors
         row.extra["same_sessions"] = same_sessions(covs)
         row.extra["breakdowns"] = _breakdowns(complete)
+        if not_run:
+            row.extra["not_run"] = not_run[0]
         if pairs:
             emb = {k: e for k, e, _ in pairs}
             mod = {k: mo for k, _, mo in pairs}
@@ -138,3 +143,46 @@ def same_sessions(covs: list[dict[str, Coverage]]) -> dict[str, object]:
     proc = {s for c in covs for s in c["proc"].sessions}
     comp = {s for c in covs for s in c["comp"].sessions}
     return {"same": proc == comp, "proc_only": sorted(proc - comp), "comp_only": sorted(comp - proc)}
+
+
+def scorecard_notes(sc: Scorecard) -> list[str]:
+    """What a reader must know next to the numbers: unjudged items, judge omissions, bounds."""
+    notes: list[str] = []
+    for r in sc.rows:
+        if r.extra.get("not_run"):
+            notes.append(f"{r.agent}: not run — {r.extra['not_run']}.")
+    partial = [k for k in ("proc", "comp") if any(
+        (c := r.coverage.get(k)) is not None and (c.judged < c.total or c.units_covered < c.units_total)
+        for r in sc.rows)]
+    if partial:
+        notes.append(f"{' and '.join(m.upper() for m in partial)} left out items nothing here could judge (no "
+                     "deterministic check, no rule-script key that tests them, no judge model): each number is "
+                     "over the items and sessions its coverage names; run with --judge-model to judge the rest.")
+    if any(not r.extra.get("same_sessions", {}).get("same", True) for r in sc.rows):
+        notes.append("PROC and COMP average over different sessions in some rows (extra.same_sessions lists them).")
+    missing = sum(int(r.extra.get("judge_missing", 0)) for r in sc.rows)
+    if missing:
+        notes.append(f"The judge model left out or garbled {missing} item verdict(s); each counted NO, as π-Bench's "
+                     "evaluator does (extra.judge_missing per row; reasons on each criterion).")
+    return notes
+
+
+def breakdown_table(sc: Scorecard):
+    """PROC / COMP by task type, category, difficulty and persona for the model rows (reference
+    rows' breakdowns are in the JSON); None when there is no model row."""
+    from rich.table import Table
+
+    from longview.harness.tables import NA
+
+    rows = [r for r in sc.rows if not r.agent.startswith("ref:") and r.extra.get("breakdowns")]
+    if not rows:
+        return None
+    t = Table(title="intents breakdowns (π-Bench F.3): PROC / COMP by task type, category, difficulty, persona")
+    for col in ("agent", "variant", "by", "value", "sessions", "PROC", "COMP"):
+        t.add_column(col)
+    for r in rows:
+        for key, table in r.extra["breakdowns"].items():
+            for value, m in table.items():
+                t.add_row(r.agent, r.variant, key, value, str(m.get("sessions", 0)),
+                          *(NA if m.get(k) is None else f"{m[k]:.2f}" for k in ("proc", "comp")))
+    return t

@@ -32,8 +32,21 @@ from longview.suites.intents.judges import (
 from longview.suites.intents.records import CellRecord
 from longview.suites.intents.report_hooks import PROFILE
 from longview.suites.intents.runner import Components, abort_record, run_episode
-from longview.suites.intents.scoring import score_cells
+from longview.suites.intents.scoring import score_cells, scorecard_notes
 from longview.users.base import ModelWording
+
+# Reference agents that act from the dataset's reference scripts (intent actions, cues): imported
+# π-Bench tasks have none, so on them these agents would only paste text and bound nothing.
+SCRIPTED = {"ref:oracle": "the ceiling", "ref:recall": "the history ablation"}
+
+
+def no_reference_script(agent: str, dataset: IntentsDataset) -> str:
+    """Why ``agent`` does not run on ``dataset`` ('' when it does)."""
+    if agent in SCRIPTED and dataset.origin != "builtin":
+        return (f"{agent} acts from reference scripts that imported tasks do not have; {SCRIPTED[agent]} comes "
+                "from built-in data (longview run intents)")
+    return ""
+
 
 USER_PROMPT = """You voice a user talking to their assistant. Rewrite the draft reply in a natural, brief way in the
 user's voice. Keep every fact, number and name of the draft; add no new requirement or information."""
@@ -123,12 +136,18 @@ class IntentsSuite(Suite):
         return {"user": c.wording.name, "judge": c.judges.name, "rubric": c.rubric.name}
 
     def sessions(self, cell: Cell, dataset: Any, options: BaseModel) -> int:
+        if no_reference_script(cell.agent, dataset):
+            return 0
         n = len(dataset.episode(cell.unit).sessions)
         k = getattr(options, "sessions", 0)
         return min(n, k) if k else n
 
     async def run_cell(self, ctx: CellContext) -> CellRecord:
         comps = ctx.components if isinstance(ctx.components, Components) else Components()
+        why = no_reference_script(ctx.cell.agent, cast(IntentsDataset, ctx.dataset))
+        if why:
+            return CellRecord(agent=ctx.cell.agent, variant=ctx.cell.variant, unit=ctx.cell.unit,
+                              trial=ctx.cell.trial, not_run=why)
         try:
             return await run_episode(ctx, cast(IntentsDataset, ctx.dataset), comps, no_history=ctx.cell.variant == "no_history",
                                      limit=getattr(ctx.options, "sessions", 0))
@@ -139,11 +158,23 @@ class IntentsSuite(Suite):
         judge, rubric = "embedded:checks+rules", "embedded:proxy"
         for r in results:
             c = CellRecord.model_validate_json(r)
-            if c.status == "complete":
+            if c.status == "complete" and not c.not_run:
                 judge, rubric = c.judge, c.rubric
                 break
         return score_cells(results, dataset.name, dataset.sha256, dataset.unit_ids(), seed, list(self.variants),
                            judge=judge, rubric=rubric, origin=dataset.origin)
+
+    def notes(self, scorecard: Any, components: dict[str, str]) -> list[str]:
+        return scorecard_notes(scorecard)
+
+    def tables(self, scorecard: Any) -> list[Any]:
+        from longview.harness.tables import rows_table
+        from longview.suites.intents.scoring import breakdown_table
+
+        out = [rows_table(scorecard)]
+        if (b := breakdown_table(scorecard)) is not None:
+            out.append(b)
+        return out
 
     def prompts(self) -> dict[str, str]:
         import hashlib
@@ -157,6 +188,8 @@ class IntentsSuite(Suite):
         agent = judge = user = 0
         a_tok = j_tok = u_tok = 0
         for cell in cells:
+            if no_reference_script(cell.agent, dataset):
+                continue
             sessions = dataset.episode(cell.unit).sessions
             sessions = sessions[:k] if k else sessions
             memory = 0
