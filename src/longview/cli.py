@@ -193,6 +193,7 @@ def _run(suite: Any, kw: dict[str, Any]) -> None:
     from longview.harness import run as harness
     from longview.harness.costs import NOTE as COST_NOTE
     from longview.harness.costs import estimate_lines, total
+    from longview.harness.fit import print_tables
     from longview.harness.tables import cost_table, plan_table
 
     try:
@@ -212,10 +213,10 @@ def _run(suite: Any, kw: dict[str, Any]) -> None:
                   "so all of them run", highlight=False)
     if kw["dry_run"]:
         est = suite.estimate(prepared.cells, prepared.dataset, prepared.roles, prepared.options)
-        console.print(plan_table(suite.name, prepared.cells, est, bool(cfg.models or cfg.role_models)))
+        print_tables(console, plan_table(suite.name, prepared.cells, est, bool(cfg.models or cfg.role_models)))
         lines = estimate_lines(suite, prepared)
         if lines:
-            console.print(cost_table(lines))
+            print_tables(console, cost_table(lines))
             unpriced = total(lines)[1]
             if unpriced:
                 err.print(f"note: no price known for {', '.join(unpriced)}", highlight=False, markup=False)
@@ -283,14 +284,16 @@ def _report_outcome(result: Any, usage: dict) -> None:
 
 
 def _print_scorecard(suite: Any, sc: Any, manifest: Any) -> None:
-    from longview.harness.tables import usage_table
+    from longview.harness.fit import print_tables
+    from longview.harness.tables import legend, usage_table
 
-    for table in suite.tables(sc):
-        console.print(table)
+    print_tables(console, *suite.tables(sc))
+    for line in legend(sc):
+        console.print(line, highlight=False, markup=False)
     for note in suite.notes(sc, manifest.components):
         console.print(f"note: {note}", highlight=False, markup=False)
     if manifest.usage.get("roles"):
-        console.print(usage_table(manifest.usage))
+        print_tables(console, usage_table(manifest.usage))
 
 
 class RunGroup(click.Group):
@@ -459,6 +462,8 @@ def _print_requests(path: Path, events: list[Any], turn: int | None) -> None:
 @click.argument("suite", required=False)
 def list_(suite: str | None) -> None:
     """The registered suites (nothing imported), or one suite's agents, variants, roles and datasets."""
+    from longview.harness.fit import print_tables
+
     t = Table(title=f"longview {__version__}")
     for col in ("kind", "name", "notes"):
         t.add_column(col)
@@ -469,7 +474,7 @@ def list_(suite: str | None) -> None:
             t.add_row("suite", name, f"{ep.value} · longview list {name} for its agents and variants")
         for name, ep in registered().items():
             t.add_row("agent", name, f"{ep.value} · registered agent (longview.agents): --agent {name}")
-        console.print(t)
+        print_tables(console, t)
         return
     try:
         s = registry.load(suite)
@@ -493,7 +498,44 @@ def list_(suite: str | None) -> None:
         t.add_row("role", r.name, f"{r.description} (embedded: {r.embedded}; --{r.name}-model or --role {r.name}=MODEL)")
     for k, f in s.Options.model_fields.items():
         t.add_row("option", k, f"{f.description or ''} (default {f.default!r})")
-    console.print(t)
+    print_tables(console, t)
+
+
+@app.command()
+@click.argument("metric")
+@click.option("--suite", "suite_name", default=None, help="Only this suite's metrics.")
+@click.option("--run", "run_dir", type=click.Path(path_type=Path), default=None,
+              help="Explain the metric as that run scored it (its judges and components).")
+def explain(metric: str, suite_name: str | None, run_dir: Path | None) -> None:
+    """What a metric counts, how it is obtained and where it differs from its paper (long form)."""
+    from longview.harness.run import load_dataset, suite_options
+    from longview.harness.tables import metric_line
+
+    def key(name: str) -> str:
+        return name.lower().replace("_", "").replace("-", "")
+
+    found: list[tuple[str, str, dict[str, Any]]] = []
+    try:
+        if run_dir is not None:
+            data = json.loads((run_dir / "scorecard.json").read_text(encoding="utf-8"))
+            sources = {str(data.get("suite")): data.get("metrics") or {}}
+        else:
+            sources = {}
+            for name in [suite_name] if suite_name else list(registry.available()):
+                s = registry.load(name)
+                options = suite_options(s, {})
+                sources[name] = s.score([], load_dataset(s, "builtin", options), options, 0).to_json_dict()["metrics"]
+    except (LongviewError, OSError, ValueError) as e:
+        fail(LongviewError(f"explain: {e}"))
+    for suite, metrics in sources.items():
+        found += [(suite, k, v) for k, v in metrics.items() if key(k) == key(metric)]
+    if not found:
+        known = ", ".join(f"{s}: {', '.join(m)}" for s, m in sources.items())
+        fail(LongviewError(f"no metric '{metric}'; known metrics — {known}"))
+    for suite, name, info in found:
+        console.print(f"{suite} · {metric_line(name, info)}", highlight=False, markup=False)
+        console.print(f"  definition, coverage and differences from the paper: docs/{suite}.md "
+                      f"(section on {name})", highlight=False, markup=False)
 
 
 def _add_report_commands() -> None:

@@ -41,6 +41,24 @@ def fmt_coverage(cov: Any) -> str:
     return f"\n({cov['judged']}/{cov['total']} judged, {cov['units_covered']}/{cov['units_total']} {cov.get('unit', 'sessions')})"
 
 
+def metric_line(name: str, info: dict[str, Any]) -> str:
+    """One metric in a sentence: what it counts, how it is obtained, its direction."""
+    how = f"judged by {info.get('by') or 'a judge'}" if info.get("kind") == "judged" else (
+        f"computed ({info['by']})" if info.get("by") else "computed")
+    direction = "" if info.get("higher_is_better", True) else "; lower is better"
+    return f"{name}: {info.get('description', '')} [{how}{direction}]"
+
+
+def legend(sc: Any) -> list[str]:
+    """The lines under a scorecard saying what each metric means (`longview explain METRIC` says more)."""
+    metrics = (sc.to_json_dict() if hasattr(sc, "to_json_dict") else sc).get("metrics") or {}
+    if not metrics:
+        return []
+    return ["metrics (– = undefined; [lo, hi] = 95% interval over units):",
+            *(f"  {metric_line(k, v)}" for k, v in metrics.items()),
+            "  longview explain METRIC: the long form"]
+
+
 def plan_table(suite: str, cells: list[Any], estimate: dict[str, tuple[int, int]], model_roles: bool) -> Table:
     """--dry-run: cells per (agent, variant) and estimated calls and input tokens per role (all models)."""
     units = len({c.unit for c in cells})

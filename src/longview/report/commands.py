@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from longview.harness.cli_util import console, err, fail
+from longview.harness.fit import print_tables
 from longview.kernel.errors import LongviewError
 
 
@@ -65,7 +66,7 @@ def compare(run_a: Path, run_b: Path, out: Path | None, seed: int) -> None:
             raise LongviewError(f"no row of {run_a} pairs with a row of {run_b} (unpaired: {', '.join(c.unpaired)})")
     except LongviewError as e:
         fail(e)
-    console.print(comparison_table(c))
+    print_tables(console, comparison_table(c))
     if not c.same_dataset:
         err.print("[yellow]the two runs evaluated different datasets: units are paired by id[/yellow]")
     if c.unpaired:
@@ -124,7 +125,7 @@ def profile(model: str, quick: bool, dry_run: bool, units: int | None, suites: t
             for p in planned:
                 prepared = harness.prepare(p.cfg, dry_run=True)
                 est = p.suite.estimate(prepared.cells, prepared.dataset, prepared.roles, prepared.options)
-                console.print(plan_table(p.suite.name, prepared.cells, est, True))
+                print_tables(console, plan_table(p.suite.name, prepared.cells, est, True))
                 cost, known = prof.estimate_cost(model, est, p.cfg.role_models)
                 total += cost
                 calls = sum(c for c, _ in est.values())
@@ -133,7 +134,7 @@ def profile(model: str, quick: bool, dry_run: bool, units: int | None, suites: t
                                 f"~{calls}" if est else "no estimate", f"~{tokens / 1e6:.2f}M" if est else "–",
                                 f"~{cost:.2f}" + ("" if known else " (unpriced model)") if est else "–")
             summary.add_row("total", "", "", "", "", f"~{total:.2f}")
-            console.print(summary)
+            print_tables(console, summary)
             console.print(f"outputs would go to {out}/<suite> and {report_path or out / 'profile.html'} "
                           f"(cost: input tokens at list price + ~{prof.ASSUMED_OUTPUT_TOKENS} output tokens per call)")
             return
@@ -144,7 +145,7 @@ def profile(model: str, quick: bool, dry_run: bool, units: int | None, suites: t
             store, _ = harness.run(p.cfg)
             usage = store.manifest().usage
             if usage.get("roles"):
-                console.print(usage_table(usage))
+                print_tables(console, usage_table(usage))
             runs[p.suite.name] = load_run(store.root, p.suite.name)
         data = prof.profile_data(model, planned, runs, skipped, quick)
         target = report_path or out / "profile.html"
@@ -159,5 +160,5 @@ def profile(model: str, quick: bool, dry_run: bool, units: int | None, suites: t
         val = "–" if v is None else f"{v:.2f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
         fc = "–" if line.get("floor") is None else f"{line['floor']:.2f} → {line['ceiling']:.2f}"
         t.add_row(line["label"], line["metric"], val, fc, "–" if line.get("pos") is None else f"{line['pos']:.0%}")
-    console.print(t)
+    print_tables(console, t)
     console.print(f"wrote {target} ({_size(target)})")

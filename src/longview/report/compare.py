@@ -96,9 +96,10 @@ def comparison_table(c: Comparison):
         return "–" if x is None else (f"{x:+.3f}" if sign else f"{x:.3f}")
 
     t = Table(title=f"{c.suite}: B ({c.b}) − A ({c.a}), paired over {c.over} in both runs, bootstrap 95% CI")
-    for col in ("A row", "B row", "metric", c.over, "A", "B", "B − A", "95% CI"):
-        t.add_column(col, justify="left" if col in ("A row", "B row", "metric") else "right")
+    for col in ("row (A → B)", "metric", c.over, "A", "B", "B − A", "95% CI"):
+        t.add_column(col, justify="left" if col in ("row (A → B)", "metric") else "right")
     for d in c.diffs:
         ci = "–" if d.ci95 is None else f"[{d.ci95[0]:+.3f}, {d.ci95[1]:+.3f}]"
-        t.add_row(d.a, d.b, d.metric, str(d.n), f(d.mean_a), f(d.mean_b), f(d.diff, True), ci)
+        row = d.a if d.a == d.b else f"{d.a} → {d.b}"  # one name when the rows pair by the same name
+        t.add_row(row, d.metric, str(d.n), f(d.mean_a), f(d.mean_b), f(d.diff, True), ci)
     return t
