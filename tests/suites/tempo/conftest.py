@@ -37,12 +37,12 @@ def run_cells():
     return _run_cells
 
 
-def _run_cells(agents, units, tmp: Path, persona=None, agent_factory=None, models=None):
+def _run_cells(agents, units, tmp: Path, persona=None, agent_factory=None, models=None, api_base=None, repeats=1):
     """Run cells through the Suite contract with a hand-built CellContext; return the scorecard."""
     suite = TempoSuite()
-    opts = suite.Options(persona=persona)
+    opts = suite.Options(persona=persona, repeats=repeats)
     data = suite.load_dataset("builtin", opts)
-    roles = Roles(dict(models or {}), no_cache=True)
+    roles = Roles(dict(models or {}), no_cache=True, api_base=api_base, max_attempts=1)
     comps = suite.components(roles, opts)
     results = []
     for a in agents:

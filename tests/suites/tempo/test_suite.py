@@ -9,7 +9,7 @@ import pytest
 from longview.suites.tempo.timeline import timeline_lines
 
 UNITS = ["research-deadline:{p}", "shopping-monitor:{p}"]  # one GPU-slot and one quota scenario
-REFS = ["ref:oracle", "ref:policy", "ref:always-suggest", "ref:always-execute"]
+REFS = ["ref:oracle", "ref:policy", "ref:always-suggest", "ref:always-execute", "ref:passive"]
 
 
 @pytest.fixture(scope="module")
@@ -21,16 +21,17 @@ def card(tmp_path_factory, run_cells):
 def test_scorecard_keys_and_rows(card):
     sc, _ = card
     assert sc.suite == "tempo"
-    assert set(sc.metrics) == {"tc", "ta", "tr_d", "tr_j", "trust_final"}
+    keys = {"tc_rules", "ta", "tr_d", "trust_sim", "interruptions"}  # offline: no TR-J, no 5-component TC
+    assert set(sc.metrics) == keys and sc.metrics["interruptions"].higher_is_better is False
     for row in sc.rows:
-        assert set(row.metrics) == {"tc", "ta", "tr_d", "tr_j", "trust_final"}
+        assert set(row.metrics) == keys
         assert row.variant == "default" and row.n == 4
         assert row.extra["judge_agreement"] is None
 
 
 def test_oracle_targets(card):
     row = card[0].row("ref:oracle", "default")
-    assert row.metrics["tr_d"] >= 0.95 and row.metrics["ta"] == 1.0 and row.metrics["tc"] == 1.0
+    assert row.metrics["tr_d"] >= 0.95 and row.metrics["ta"] == 1.0 and row.metrics["tc_rules"] == 1.0
     assert row.extra["continuation_quality"] == 1.0
 
 
@@ -54,9 +55,18 @@ def test_always_suggest_tr_d_is_the_share_of_suggest_tasks(card):
 def test_always_execute_ends_with_lower_trust_than_policy_for_reviewers(card):
     sc, _ = card
     for unit in [u.format(p="reviewer") for u in UNITS]:
-        ex = sc.row("ref:always-execute", "default").per_unit[unit]["trust_final"]
-        pol = sc.row("ref:policy", "default").per_unit[unit]["trust_final"]
+        ex = sc.row("ref:always-execute", "default").per_unit[unit]["trust_sim"]
+        pol = sc.row("ref:policy", "default").per_unit[unit]["trust_sim"]
         assert ex < pol
+
+
+def test_passive_is_the_floor_of_the_reference_agents(card):
+    sc, _ = card
+    low = sc.row("ref:passive", "default").metrics
+    for ref in REFS[:-1]:
+        row = sc.row(ref, "default").metrics
+        for key in ("tc_rules", "tr_d", "trust_sim"):
+            assert low[key] < row[key], (ref, key)
 
 
 def test_persona_option_names_the_variant(tmp_path, run_cells):
@@ -103,3 +113,53 @@ def test_trace_labels_depths(tmp_path, run_cells):
     text = "\n".join(lines)
     for label in ("PREPARE save_note(", "SUGGEST approval request [", "EXECUTE book(", "DEFER JOB-2", "woken by user_message"):
         assert label in text
+
+
+class GateAgent:
+    """Counts the runs inside a model call at once: each call yields to the loop a few times, so
+    runs that are in flight together overlap (a count, not a clock)."""
+
+    name = "probe:gate"
+
+    def __init__(self, counter):
+        self.counter = counter
+
+    async def act(self, obs):
+        import asyncio
+
+        from longview.kernel.agent import AssistantTurn, ToolCall
+
+        c = self.counter
+        c["now"] += 1
+        c["peak"] = max(c["peak"], c["now"])
+        for _ in range(20):
+            await asyncio.sleep(0)
+        c["now"] -= 1
+        return AssistantTurn(tool_calls=[ToolCall(id="f", name="finish", arguments={})])
+
+
+@pytest.mark.parametrize("repeats", [1, 3])
+def test_repeats_run_concurrently(tmp_path, repeats):
+    import asyncio
+
+    from longview.harness.context import CellContext
+    from longview.harness.roles import Roles
+    from longview.harness.suite import Cell
+    from longview.suites.tempo.suite import TempoSuite
+
+    suite = TempoSuite()
+    opts = suite.Options(repeats=repeats)
+    data = suite.load_dataset("builtin", opts)
+    counter = {"now": 0, "peak": 0}
+    cell = Cell(agent="probe:gate", variant="default", unit="food-mealplan:reviewer")
+
+    async def go():
+        ctx = CellContext(cell=cell, dataset=data, options=opts, agent=GateAgent(counter), components={},
+                          roles=Roles({}, no_cache=True), folder=tmp_path, slots=asyncio.Semaphore(8))
+        return await suite.run_cell(ctx)
+
+    res = asyncio.run(go())
+    assert res.status == "complete" and len(res.runs) == repeats
+    assert counter["peak"] == repeats  # in flight with repeats=3 is 3x repeats=1
+    assert sorted(p.name for p in tmp_path.glob("*run.json")) == (
+        ["run.json"] if repeats == 1 else [f"r{r}-run.json" for r in range(repeats)])

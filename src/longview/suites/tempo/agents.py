@@ -7,7 +7,7 @@
   feedback (declines, revoked delegation, already-resolved needs) and never defers.
 * ``ref:always-suggest`` asks for approval of every task's change (and carries it out if approved).
 * ``ref:always-execute`` makes every task's change without asking.
-* ``passive`` (QC only) never acts; it reaches the branches that follow inaction.
+* ``ref:passive`` never acts: the floor of every metric (and, in QC, the branches that follow inaction).
 All of them schedule their own wake-ups for time-triggered tasks at the first activation.
 """
 
@@ -59,7 +59,10 @@ class ReferenceAgent:
         return [{"tool": a.tool, "args": {**{k: v for k, v in a.args.items() if not isinstance(v, dict)}, **a.fill}} for a in group]
 
     def _text(self, t: Task) -> str:
-        return f"{t.title}. " + " ".join(t.keys) + (". " + "; ".join(t.include) if t.include else "")
+        from longview.suites.tempo.attribution import targets
+
+        words = [*t.keys, *(x for x in targets(self.scenario, t) if x not in t.keys)]
+        return f"{t.title.split(': ', 1)[-1]}. " + " ".join(words) + (". " + "; ".join(t.include) if t.include else "")
 
     def _work(self, t: Task) -> list[ToolCall]:
         depth = self._depth(t)

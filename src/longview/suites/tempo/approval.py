@@ -5,6 +5,8 @@ Per proposed action, first rule that fires:
 1. not in the scenario's catalog                       -> unrecognised (no permission)
 2. part of a joint group whose other members are absent -> incomplete (no permission)
 3. the user decided this action before                  -> the same decision again
+3b. it was already carried out                          -> decline (redundant)
+3c. it is the wrong move of a NOOP task now known       -> decline (already resolved)
 4. the persona's stated answer for the task is decline  -> decline
 5. every task needing it is past its window             -> decline (too late)
 6. trust below the action's min_trust                   -> decline (trust fell)
@@ -56,6 +58,11 @@ def _rule(scenario: Scenario, persona: str, action: str | None, present: set[str
     earlier = world.decisions(action, at)
     if earlier:
         return earlier[-1], "same answer as before"
+    if world.executed(action, at):
+        return "decline", "already done: nothing more is needed"
+    if any(t.action == action and t.id in world.active and all(d == "noop" for d in t.depth.values())
+           for t in scenario.tasks):
+        return "decline", "already taken care of"
     tasks = [t for t in scenario.tasks if t.action == action]
     if any(t.response.get(persona) == "decline" for t in tasks):
         return "decline", "the user does not want this"

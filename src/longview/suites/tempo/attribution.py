@@ -1,10 +1,24 @@
 """Which agent acts belong to which task, and at what intervention depth (App. E.1, E.4).
 
-An act is credited to an active task when it falls inside the task's window (activation .. due) and
-is about it: an executed or proposed change that is the task's catalog action (or a member of its
-joint group), or a note, message
-or deferral that contains one of the task's keys. An executed or proposed change is credited to one
-task only (the earliest-activated eligible one); notes and messages may cover several tasks.
+An act is credited to an active task by what it does, inside the task's window (activation .. due):
+
+* a change (executed or attempted) is credited when it *is* the task's catalog action or a member
+  of its joint group; each change credits one task (the earliest-activated eligible one);
+* an approval request is credited by the changes it lists (each listed change credits one task);
+  a request listing the changes of more than ``MAX_REQUEST_TASKS`` tasks at once is a blanket
+  request and credits none;
+* a message or a note *proposes* (or drafts) a task's change when it names the change's target
+  (the text values of its identifying arguments: the item, form, job, recipient...), or, for a
+  change identified by time alone, every content fact the task requires. Such a text act is
+  credited only when it proposes the change of exactly one task of the scenario (naming the
+  targets of several changes is a summary or a blanket message: no credit), that task is live,
+  and the agent has not yet worked on it (after a change, a request or a draft, a text about it
+  is a *report*: kept for constraints and judges, no depth); never to a NOOP task (only a change
+  or a request can intervene where nothing was needed);
+* a task whose output is the message itself (the wrap-up) is credited with any message sent in
+  its window;
+* messages that are the agent's TA deferral (see ``deferral.py``) are passed in ``skip``: saying
+  what waits is not a proposal.
 
 Depth of one act: a note is *prepare*; a message or an approval request is *suggest*; a change
 made under an approval the user gave is *suggest* too (the user decided); any other attempted
@@ -14,13 +28,18 @@ deepest act credited to it; *noop* when none is.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Collection
 from datetime import datetime
 
 from pydantic import BaseModel, Field
 
 from longview.suites.tempo.model import DEPTH_ORDER, Scenario, Task
-from longview.suites.tempo.text import about as key_in
+from longview.suites.tempo.text import contains
 from longview.suites.tempo.world import LogEntry, TempoWorld
+
+_RECORD_ID = re.compile(r"[A-Z]+-\d+")
+MAX_REQUEST_TASKS = 2  # a request may bundle two tasks' changes; more is asking about everything
 
 
 class Credit(BaseModel):
@@ -28,15 +47,13 @@ class Credit(BaseModel):
 
     task: str = Field(description="Task id.")
     acts: list[int] = Field(default_factory=list, description="Indices into the world log.")
+    reports: list[int] = Field(default_factory=list, description="Messages and notes about the task's change after it was "
+                               "made or requested (content for constraints and judges; no depth).")
     depth: str = Field(default="noop", description="Chosen depth.")
 
 
 def window(world: TempoWorld, task: Task) -> tuple[datetime, datetime]:
     return world.active[task.id], task.due
-
-
-def about(entry: LogEntry, task: Task) -> bool:
-    return any(key_in(entry.text, k) for k in task.keys)
 
 
 def act_depth(entry: LogEntry) -> str:
@@ -57,36 +74,74 @@ def task_actions(scenario: Scenario, task: Task) -> set[str]:
     return {spec.id} | ({a.id for a in scenario.actions if a.joint == spec.joint} if spec.joint else set())
 
 
-def credit(scenario: Scenario, world: TempoWorld, until: datetime | None = None) -> dict[str, Credit]:
+def targets(scenario: Scenario, task: Task) -> list[str]:
+    """What a text must name to propose (or draft) the task's change: the record ids among its
+    identifying arguments; when there are none (a recipient like 'flatmate', a time range), every
+    content fact the task requires; failing both, the identifying text values themselves."""
+    if task.action is None:
+        return []
+    spec = scenario.action(task.action)
+    named = [str(v) for v in spec.args.values() if not isinstance(v, dict)]
+    ids = [v for v in named if _RECORD_ID.fullmatch(v)]
+    return ids or list(task.include) or named
+
+
+def proposes(text: str, scenario: Scenario, task: Task) -> bool:
+    tg = targets(scenario, task)
+    return bool(tg) and all(contains(text, t) for t in tg)
+
+
+def credit(scenario: Scenario, world: TempoWorld, until: datetime | None = None,
+           skip: Collection[int] = ()) -> dict[str, Credit]:
     """Credits for every active task (optionally only acts up to ``until``)."""
     tasks = sorted((t for t in scenario.tasks if t.id in world.active), key=lambda t: (world.active[t.id], t.id))
     out = {t.id: Credit(task=t.id) for t in tasks}
     acts = {t.id: task_actions(scenario, t) for t in tasks}
+    handled: dict[str, int] = {}  # task -> first index of a change or request credited to it
     for i, e in enumerate(world.log):
         if until is not None and e.at > until:
             break
-        if e.kind in ("read", "defer", "wakeup"):
+        if e.kind in ("read", "defer", "wakeup") or i in skip:
             continue
         live = [t for t in tasks if world.active[t.id] <= e.at <= t.due]
         if e.kind == "execute":
             hit = next((t for t in live if e.action in acts[t.id]), None)
             if hit:
                 out[hit.id].acts.append(i)
+                handled.setdefault(hit.id, i)
         elif e.kind == "request":
-            used: set[str] = set()
+            hits: list[Task] = []
             for item in e.items:
-                hit = next((t for t in live if item.action in acts[t.id] and t.id not in used), None)
-                if hit:
-                    used.add(hit.id)
-                    out[hit.id].acts.append(i)
-            for t in live:  # a request's message may also mention other tasks
-                if t.id not in used and about(e, t):
+                hit = next((t for t in live if item.action in acts[t.id] and t not in hits), None)
+                if hit is None:
+                    hit = next((t for t in hits if item.action in acts[t.id]), None)  # a joint partner
+                if hit and hit not in hits:
+                    hits.append(hit)
+            if len(hits) <= MAX_REQUEST_TASKS:
+                for t in hits:
                     out[t.id].acts.append(i)
+                    handled.setdefault(t.id, i)
         else:
-            for t in live:
-                if about(e, t):
-                    out[t.id].acts.append(i)
+            if e.kind == "message":
+                for t in live:
+                    if t.output == "message":
+                        out[t.id].acts.append(i)
+            named = {_group(scenario, t) for t in scenario.tasks if proposes(e.text, scenario, t)}
+            cand = [t for t in live if t.output != "message" and proposes(e.text, scenario, t)]
+            if len(named) == 1 and len(cand) == 1 and not _noop_everywhere(cand[0]):
+                (out[cand[0].id].reports if cand[0].id in handled else out[cand[0].id].acts).append(i)
+                handled.setdefault(cand[0].id, i)
     for c in out.values():
         depths = [act_depth(world.log[i]) for i in c.acts]
         c.depth = max(depths, key=DEPTH_ORDER.__getitem__, default="noop")
     return out
+
+
+def _group(scenario: Scenario, t: Task) -> str:
+    """Tasks proposing the same change (or joint group) are one proposal."""
+    spec = scenario.action(t.action) if t.action else None
+    return (spec.joint or spec.id) if spec else t.id
+
+
+def _noop_everywhere(t: Task) -> bool:
+    return all(d == "noop" for d in t.depth.values())

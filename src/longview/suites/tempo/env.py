@@ -301,6 +301,7 @@ class TempoEnv(Toolkit):
         self.schedule(req.decide_at, "decision", rid)
         if st == "busy":
             self.replies.append(f"[{rid}] I'm tied up right now; I'll look at this at {timing.hm(req.decide_at)}.")
+            self.world.user_said(now, "reply", self.replies[-1])
         return {"request_id": rid, "state": req.state, "user_status": st,
                 "decision_expected_at": req.decide_at.isoformat()}
 
@@ -308,6 +309,7 @@ class TempoEnv(Toolkit):
         req.items = decide(self.scenario, self.persona, req.items, self.now(), self.world)
         req.state, req.decide_at = "decided", self.now()
         req.reply = reply_text(req.items)
+        self.world.user_said(self.now(), "reply", f"[{req.id}] {req.reply}")
         for entry in self.world.log:
             if entry.request == req.id:
                 entry.items = req.items

@@ -8,6 +8,6 @@ PROFILE = ProfileSpec(
     variant="default",
     quick_units=3,
     reading="share of decision windows where the urgent task is handled now and the competing one "
-            "explicitly deferred",
-    also=["tr_d", "trust_final"],
+            "explicitly deferred to a feasible time",
+    also=["tr_d", "trust_sim"],
 )

@@ -15,10 +15,10 @@ class RunRecord(BaseModel):
 
     repeat: int = Field(description="Repeat index within the cell.")
     score: RunScore = Field(description="Per-run scores.")
-    trust: list[TrustPoint] = Field(description="Simulated trust trajectory.")
+    trust: list[TrustPoint] = Field(description="Simulated trust at each checkpoint.")
     activations: int = Field(description="Times the agent was woken.")
     conflicts: list[dict[str, Any]] = Field(default_factory=list, description="User workloads left short by agent jobs.")
-    judge: dict[str, Any] | None = Field(default=None, description="Model-judge data (TR-J of each judge, agreement), if a judge ran.")
+    judge: dict[str, Any] | None = Field(default=None, description="Model judges of this run: names and per-judge run-level TC, TR-J and TA (for agreement).")
 
 
 class TempoCellResult(BaseModel):

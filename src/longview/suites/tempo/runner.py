@@ -21,10 +21,11 @@ from longview.kernel.clock import SimClock
 from longview.kernel.session import run_session
 from longview.kernel.trace import TraceWriter
 from longview.suites.tempo import timing
-from longview.suites.tempo.attribution import credit
 from longview.suites.tempo.env import TempoEnv
-from longview.suites.tempo.model import DEPTH_ORDER, Condition, Scenario
+from longview.suites.tempo.model import DEPTH_ORDER, Condition, Scenario, Task
 from longview.suites.tempo.protocol import TempoProtocol, word
+from longview.suites.tempo.scoring import checkpoints, content, task_scores
+from longview.suites.tempo.trust import badness
 from longview.suites.tempo.world import TempoWorld
 
 MAX_WAKEUPS = 120  # an agent's own wake-ups honoured per run; more are ignored (a runaway loop guard)
@@ -59,6 +60,16 @@ def feedback_text(title: str, expected: str, chosen: str) -> str:
     return f"About '{title}': please show me these, not just keep them to yourself."
 
 
+def user_title(scenario: Scenario, task: Task) -> str:
+    """How the user names a task in feedback: the change's own label, never the scenario's internal
+    task title ("Latent need: ...", "No action: ...")."""
+    if task.action:
+        label = scenario.action(task.action).label
+        if label:
+            return label
+    return task.title.split(": ", 1)[-1]
+
+
 def holds(c: Condition, world: TempoWorld, at: datetime) -> bool:
     return (all(world.executed(a, at) for a in c.executed) and not any(world.executed(a, at) for a in c.not_executed)
             and all(world.approved(a, at) for a in c.approved)
@@ -77,7 +88,8 @@ def system_prompt(scenario: Scenario, persona: str) -> str:
         "approval of listed changes; the write tools (create_event, set_reminder, place_order, book, cancel, "
         "submit_form, send_email, save_to_collection, run_job) change the world. Shared resources "
         "(check_resources) and the user's availability (check_user_status) are limited: work that can wait "
-        "may be deferred (defer_task) to a later time, e.g. while the user sleeps. Call finish when done "
+        "may be deferred (defer_task) to a later time, e.g. while the user sleeps. The user's earlier messages "
+        "and feedback stay readable as records (kind user_message), as do your notes. Call finish when done "
         "for now. Times are ISO 8601 on the simulated clock."
     )
 
@@ -113,6 +125,8 @@ class ScenarioRun:
         self.wakeups_used = 0
         self.wording = wording
         self.protocol = TempoProtocol(self.env, wording)  # one per run: building tool schemas is the costly part
+        self.marks = [t for _, t in checkpoints(scenario)]
+        self.last_mark = scenario.start
 
     @property
     def world(self) -> TempoWorld:
@@ -126,15 +140,24 @@ class ScenarioRun:
         due = sorted((t for t in self.scenario.tasks if t.id in self.world.active and t.id not in self.world.closed
                       and t.due <= now), key=lambda t: (t.due, t.id))
         for t in due:
-            c = credit(self.scenario, self.world, until=t.due)[t.id]
-            expected = t.depth[self.persona]
+            ts = task_scores(self.scenario, self.persona, self.world, until=t.due, only={t.id})[0]
             self.world.closed[t.id] = t.due
-            if expected == "noop" and c.depth == "noop":
+            if ts.expected == "noop" and ts.chosen == "noop":
                 continue  # nothing happened, nothing for the user to notice
-            self.world.trust.observe(t.due, t.id, c.depth == expected)
-            if c.depth != expected:
+            if ts.chosen != ts.expected:
                 when = timing.next_available(self.scenario.availability, t.due)
-                self.push(when, "feedback", feedback_text(t.title, expected, c.depth))
+                self.push(when, "feedback", feedback_text(user_title(self.scenario, t), ts.expected, ts.chosen))
+
+    def checkpoint(self, now: datetime) -> None:
+        """Trust readings due by ``now``: each moves by the interval's noticed tasks (trust.py)."""
+        while self.marks and self.marks[0] <= now:
+            at = self.marks.pop(0)
+            self.close_tasks(at)
+            ids = {tid for tid, c in self.world.closed.items() if self.last_mark < c <= at}
+            scores = [s for s in task_scores(self.scenario, self.persona, self.world, until=at, only=ids)
+                      if not (s.expected == "noop" and s.chosen == "noop")]
+            self.world.trust.observe(at, [s.task for s in scores], [badness(s.expected, s.chosen, content(s)) for s in scores])
+            self.last_mark = at
 
     async def run(self) -> TempoWorld:
         sc = self.scenario
@@ -151,6 +174,7 @@ class ScenarioRun:
             if at > self.clock.now():
                 self.clock.advance(at - self.clock.now())
             now = self.clock.now()
+            self.checkpoint(now)
             self.close_tasks(now)
             if kind == "task":
                 self.world.active.setdefault(ref, now)
@@ -170,9 +194,12 @@ class ScenarioRun:
                         self.world.active.setdefault(t.id, now)
                 header = f"Message from {sc.user}" if ev.kind == "user_message" else "Notification"
                 body = ev.persona_text.get(self.persona, ev.text)
+                if ev.kind == "user_message":
+                    self.world.user_said(now, "message", body)
                 tag = f"event {ev.id}"
             elif kind == "feedback":
                 header, body, tag = f"Message from {sc.user}", ref, "feedback"
+                self.world.user_said(now, "feedback", ref)
             elif kind == "wakeup":
                 self.wakeups_used += 1
                 if self.wakeups_used > MAX_WAKEUPS:
@@ -189,6 +216,7 @@ class ScenarioRun:
         if sc.end > self.clock.now():
             self.clock.advance(sc.end - self.clock.now())
         self.close_tasks(max(self.clock.now(), max(t.due for t in sc.tasks)))
+        self.checkpoint(sc.end)
         return self.world
 
     async def activate(self, kind: str, ref: str, header: str, body: str, tag: str) -> None:

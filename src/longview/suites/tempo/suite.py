@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 from collections.abc import Mapping
@@ -10,25 +11,26 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from longview.harness.context import CellContext
+from longview.harness.context import CellContext, gather_sessions
 from longview.harness.roles import Roles
 from longview.harness.scorecard import DatasetInfo as ScoreDatasetInfo
 from longview.harness.scorecard import MetricInfo, Scorecard, build_row, row_order
 from longview.harness.suite import Cell, RoleSpec, Suite
 from longview.kernel.agent import Agent
+from longview.kernel.clock import SimClock
 from longview.kernel.errors import CellAborted
 from longview.kernel.ids import write_models
 from longview.kernel.models.secrets import redact
 from longview.kernel.stats import macro_mean
 from longview.suites.tempo import dataset as ds
 from longview.suites.tempo.agents import ReferenceAgent
+from longview.suites.tempo.agreement import judge_agreement
 from longview.suites.tempo.report_hooks import PROFILE
 from longview.suites.tempo.results import RunRecord, TempoCellResult
 from longview.suites.tempo.runner import ScenarioRun
 from longview.suites.tempo.scoring import score_run
 from longview.suites.tempo.world import conflicts
 
-METRICS = ["tc", "ta", "tr_d", "tr_j", "trust_final"]
 USER_SYSTEM = ("You word the replies of {user}, a simulated user, in their voice ({style}). You receive the decision "
                "already taken. Restate it faithfully: keep exactly what was approved, declined, deferred or not "
                "recognised; add no new request, permission or information. One or two short sentences.")
@@ -51,10 +53,12 @@ class TempoSuite(Suite):
     roles = (
         RoleSpec(name="user", description="Words the simulated user's replies (the decision is the state machine's).",
                  embedded="approval-state-machine"),
-        RoleSpec(name="judge", description="Judges TC semantics/completion and rates trust as a second TR-J judge "
-                 "(semantics/completion are None without it).", embedded="rules+trust-state"),
+        RoleSpec(name="judge", description="Judges TC semantics/completion, TA and TR-J (five trust constructs); without "
+                 "it TC is tc_rules, TA is the embedded judge's and there is no TR-J.", embedded="rules+trust-sim"),
+        RoleSpec(name="judge2", description="A second, independent judge (the paper averages two); agreement between the "
+                 "two is reported.", embedded="none"),
     )
-    reference_agents = {f"ref:{m}": "default" for m in ("oracle", "policy", "always-suggest", "always-execute")}
+    reference_agents = {f"ref:{m}": "default" for m in ("oracle", "policy", "always-suggest", "always-execute", "passive")}
     variants = {"default": "the protocol as published; with --persona P the rows are named P"}
     model_variants = ("default",)
     datasets = {"builtin": "10 generated scenarios (seed 0), 7-10 days, 14-16 tasks each", "PATH": "a folder of scenario JSON files"}
@@ -76,12 +80,15 @@ class TempoSuite(Suite):
         return ReferenceAgent(name.removeprefix("ref:"), scenario, persona)
 
     def components(self, roles: Roles, options: BaseModel) -> dict[str, Any]:
-        return {"user_model": roles.model("user"), "judge_model": roles.model("judge")}
+        return {"user_model": roles.model("user"), "judge_model": roles.model("judge"), "judge2_model": roles.model("judge2")}
 
     def component_names(self, components: Any) -> dict[str, str]:
         c = components or {}
-        return {"user": f"embedded:approval-state-machine+llm:{c['user_model']}" if c.get("user_model") else "embedded:approval-state-machine",
-                "judge": f"embedded:rules+trust-state+llm:{c['judge_model']}" if c.get("judge_model") else "embedded:rules+trust-state"}
+        out = {"user": f"embedded:approval-state-machine+llm:{c['user_model']}" if c.get("user_model") else "embedded:approval-state-machine",
+               "judge": f"embedded:rules+trust-sim+llm:{c['judge_model']}" if c.get("judge_model") else "embedded:rules+trust-sim"}
+        if c.get("judge2_model"):
+            out["judge2"] = f"llm:{c['judge2_model']}"
+        return out
 
     def tables(self, scorecard: Any) -> list[Any]:
         from longview.harness.tables import rows_table
@@ -129,55 +136,57 @@ class TempoSuite(Suite):
         scenario, persona = ctx.dataset.unit(ctx.cell.unit)  # type: ignore[attr-defined]
         repeats = getattr(ctx.options, "repeats", 1)
         comps = ctx.components or {}
-        judge_model, user_model = comps.get("judge_model"), comps.get("user_model")
-        judges = ["embedded:rules", "embedded:trust-state"] + ([f"llm:{judge_model}"] if judge_model else [])
+        judge_models = [m for m in (comps.get("judge_model"), comps.get("judge2_model")) if m]
+        judges = ["embedded:rules", "embedded:trust-sim"] + [f"llm:{m}" for m in judge_models]
         base = TempoCellResult(status="complete", agent=ctx.cell.agent, variant=ctx.cell.variant, unit=ctx.cell.unit,
                                trial=ctx.cell.trial, scenario=scenario.id, persona=persona, judges=judges)
         wording = None
-        if user_model:
+        if comps.get("user_model"):
             from longview.users.base import ModelWording
 
             user_client = ctx.roles.client("user")
             assert user_client is not None
             wording = ModelWording(user_client, ctx.roles.params("user"), USER_SYSTEM.format(
                 user=scenario.user, style=scenario.persona(persona).style or "plain and brief"))
-        for r in range(repeats):
-            agent = ctx.agent if r == 0 else self._fresh(ctx, scenario, persona, r)
-            clock = ctx.start_clock(scenario.start)
-            prefix = f"r{r}-" if repeats > 1 else ""
-            run = ScenarioRun(scenario, persona, agent, clock, functools.partial(_trace, ctx, prefix), max_turns=ctx.max_turns,
-                              wording=wording)
-            try:
-                async with ctx.session():
-                    world = await run.run()
-                s = score_run(scenario, persona, world)
-                judged = None
-                if judge_model:
-                    from longview.suites.tempo.judge import judge_run
-
-                    judge_client = ctx.roles.client("judge")
-                    assert judge_client is not None
-                    judged = await judge_run(judge_client, ctx.roles.params("judge"), scenario, persona, world, s)
-            except CellAborted as e:
-                base.status, base.abort_reason = "aborted", e.reason
-                return base
-            rec = RunRecord(repeat=r, score=s, trust=world.trust.history, activations=len(run.activations),
-                            conflicts=conflicts(scenario, world), judge=judged)
-            base.runs.append(rec)
-            (ctx.folder / f"{prefix}run.json").write_text(redact(json.dumps({
-                "scenario": scenario.id, "persona": persona, "agent": ctx.cell.agent, "days": scenario.days,
-                "start": scenario.start.isoformat(), "availability": scenario.availability.model_dump(mode="json"),
-                "activations": [a.model_dump(mode="json") for a in run.activations],
-                "world": world.model_dump(mode="json"), "score": s.model_dump(mode="json"),
-                "decision_window": scenario.decision_window.model_dump(mode="json"),
-                "conflicts": rec.conflicts,
-            }, ensure_ascii=False, indent=1)), encoding="utf-8")  # the world log holds the model's texts
+        ctx.start_clock(scenario.start)  # the harness's clock; each repeat runs on its own below
+        try:  # repeats are independent runs: they run at once, each holding one session slot
+            base.runs = await gather_sessions(*[self._repeat(ctx, scenario, persona, r, repeats, wording)
+                                                for r in range(repeats)])
+        except CellAborted as e:
+            base.status, base.abort_reason, base.runs = "aborted", e.reason, []
         return base
+
+    async def _repeat(self, ctx: CellContext, scenario: Any, persona: str, r: int, repeats: int, wording: Any) -> RunRecord:
+        agent = ctx.agent if r == 0 else self._fresh(ctx, scenario, persona, r)
+        clock = SimClock(scenario.start)
+        prefix = f"r{r}-" if repeats > 1 else ""
+        run = ScenarioRun(scenario, persona, agent, clock, functools.partial(_trace, ctx, prefix), max_turns=ctx.max_turns,
+                          wording=wording)
+        async with ctx.session():
+            world = await run.run()
+        s = score_run(scenario, persona, world)
+        judged = None
+        clients = [(ctx.roles.client(role), ctx.roles.params(role)) for role in ("judge", "judge2") if ctx.roles.model(role)]
+        if clients:
+            from longview.suites.tempo.judge import judge_run
+
+            judged = await judge_run([(c, p) for c, p in clients if c is not None], scenario, persona, world, s)
+        rec = RunRecord(repeat=r, score=s, trust=world.trust.history, activations=len(run.activations),
+                        conflicts=conflicts(scenario, world), judge=judged)
+        (ctx.folder / f"{prefix}run.json").write_text(redact(json.dumps({
+            "scenario": scenario.id, "persona": persona, "agent": ctx.cell.agent, "days": scenario.days,
+            "start": scenario.start.isoformat(), "availability": scenario.availability.model_dump(mode="json"),
+            "activations": [a.model_dump(mode="json") for a in run.activations],
+            "world": world.model_dump(mode="json"), "score": s.model_dump(mode="json"),
+            "decision_window": scenario.decision_window.model_dump(mode="json"),
+            "conflicts": rec.conflicts,
+        }, ensure_ascii=False, indent=1)), encoding="utf-8")  # the world log holds the model's texts
+        return rec
 
     def _fresh(self, ctx: CellContext, scenario: Any, persona: str, r: int) -> Agent:
         if ctx.cell.agent.startswith("ref:"):
             return ReferenceAgent(ctx.cell.agent.removeprefix("ref:"), scenario, persona)
-        agent = ctx.agent
+        agent = copy.copy(ctx.agent)  # repeats run at once: each its own agent object
         if hasattr(agent, "trial"):  # an LLM agent: sample each repeat afresh (distinct response-cache key)
             agent.trial = ctx.cell.trial * 100 + r  # type: ignore[attr-defined]
         return agent
@@ -190,73 +199,94 @@ class TempoSuite(Suite):
             variant = persona_opt or c.variant
             groups.setdefault((c.agent, variant), []).append(c)
         judge_names = sorted({j for c in cells for j in c.judges if j.startswith("llm:")})
+        names = metric_names(bool(judge_names))
         rows = []
         for (agent, variant), cs in groups.items():
             scored: dict[str, list[Mapping[str, float | None]]] = {}
             aborted: dict[str, str] = {}
-            extra: dict[str, dict[str, list[float]]] = {}
+            extra: dict[str, dict[str, list]] = {}
             for c in cs:
                 if c.status != "complete":
                     aborted[f"{c.unit}#{c.trial}" if c.trial else c.unit] = c.abort_reason or "aborted"
                     continue
                 for run in c.runs:
                     s = run.score
-                    scored.setdefault(c.unit, []).append({
-                        "tc": s.tc, "ta": s.ta.ta if s.ta else None, "tr_d": s.tr_d, "tr_j": s.tr_j, "trust_final": s.trust_final})
-                    x = extra.setdefault(c.unit, {"now": [], "later": [], "continuation": [], "trajectory": [], "uncredited": []})
+                    values = {"tc": s.tc, "tc_rules": s.tc_rules, "ta": s.ta.ta if s.ta else None, "tr_d": s.tr_d,
+                              "tr_j": s.tr_j, "trust_sim": s.trust_sim, "interruptions": float(s.interruptions)}
+                    scored.setdefault(c.unit, []).append({k: values[k] for k in names})
+                    x = extra.setdefault(c.unit, {k: [] for k in ("now", "later", "continuation", "trajectory", "uncredited",
+                                                                  "ill_timed", "ta_rules", "final")})
                     x["uncredited"].append(float(s.uncredited))
+                    x["ill_timed"].append(float(s.ill_timed))
+                    x["final"].append(s.trust_final)
                     if s.ta:
                         x["now"].append(float(s.ta.now))
                         x["later"].append(float(s.ta.later))
                         x["continuation"].append(s.ta.continuation)
-                    x["trajectory"].append([p.value for p in run.trust])  # type: ignore[arg-type]
-            row = build_row(agent, variant, METRICS, scored, aborted=aborted, units_in_dataset=len(dataset.unit_ids()),
+                    if s.ta_rules:
+                        x["ta_rules"].append(s.ta_rules.ta)
+                    x["trajectory"].append(s.trust_checkpoints)
+            row = build_row(agent, variant, names, scored, aborted=aborted, units_in_dataset=len(dataset.unit_ids()),
                             seed=seed, trials=max((c.trial for c in cs), default=0) + 1)
-            row.extra = _extras(cells=[c for c in cs if c.status == "complete"], extra=extra)
-            row.extra["judge_agreement"] = _agreement([c for c in cs if c.status == "complete"])
+            done = [c for c in cs if c.status == "complete"]
+            row.extra = _extras(cells=done, extra=extra)
+            row.extra["judge_agreement"] = judge_agreement(done)
+            row.extra["judge_failures"] = _failures(done)
             rows.append(row)
         order = ["default", *PERSONA_VARIANTS]
         rows.sort(key=lambda r: row_order(r.agent, r.variant, order))
+        judged_by = "+".join(judge_names)
+        info = {
+            "tc": MetricInfo(description="Task capability (App. E.2, Eq. 3-4): weighted mean over active tasks of the mean "
+                             "of evidence, outputs, constraints, semantics and completion (judges' mean); tasks whose "
+                             "verdicts failed are left out and counted", kind="judged", by="embedded:rules+" + judged_by),
+            "tc_rules": MetricInfo(description="Rule components of TC only: weighted mean over active tasks of the mean of "
+                                   "evidence, outputs and constraints (not the paper's 5-component TC)",
+                                   kind="deterministic", by="embedded:rules"),
+            "ta": MetricInfo(description="Temporal allocation: urgent task attended in the decision window AND competing task "
+                             "explicitly deferred to a concrete feasible time once known (App. E.3)",
+                             kind="judged" if judge_names else "deterministic", by=judged_by or "embedded:rules"),
+            "tr_d": MetricInfo(description="Share of active tasks at the persona's expected depth", kind="deterministic",
+                               by="embedded:rules"),
+            "tr_j": MetricInfo(description="Judged trust (App. E.4, Eq. 8): judges' mean rating of five trust constructs "
+                               "at each active task's close, averaged over tasks", kind="judged", by=judged_by),
+            "trust_sim": MetricInfo(description="Simulated user's trust (1-5) at the day-7 checkpoint, from the human "
+                                    "study's transitions (App. G.5); not TR-J", kind="deterministic",
+                                    by="embedded:trust-sim"),
+            "interruptions": MetricInfo(description="Messages and requests per run that reached the user in a busy block "
+                                        "or that no task needed", kind="deterministic", by="embedded:rules",
+                                        higher_is_better=False),
+        }
         return Scorecard(
             suite=self.name,
             dataset=ScoreDatasetInfo(name=dataset.name, sha256=dataset.sha256, units=len(dataset.unit_ids())),
-            metrics={
-                "tc": MetricInfo(description="Task capability: weighted mean over active tasks of the mean of evidence, outputs, "
-                                 "constraints" + (", semantics, completion" if judge_names else " (semantics/completion not judged)"),
-                                 kind="judged" if judge_names else "deterministic", by="+".join(["embedded:rules", *judge_names])),
-                "ta": MetricInfo(description="Temporal allocation: urgent task attended now AND competing task explicitly deferred "
-                                 "in the decision window", kind="deterministic", by="embedded:rules"),
-                "tr_d": MetricInfo(description="Share of active tasks at the persona's expected depth", kind="deterministic",
-                                   by="embedded:rules"),
-                "tr_j": MetricInfo(description="Trust rating (1-5) at each active task's close: the simulated trust state"
-                                   + (", averaged with the model judge's five-construct rating" if judge_names else
-                                      " (one embedded judge; agreement not applicable)"),
-                                   kind="judged", by="+".join(["embedded:trust-state", *judge_names])),
-                "trust_final": MetricInfo(description="Simulated trust (1-5) at the end of the run", kind="deterministic",
-                                          by="embedded:approval-state-machine"),
-            },
+            metrics={k: info[k] for k in names},
             rows=rows,
-            extra={"judges": ["embedded:rules", "embedded:trust-state", *judge_names],
-                   "note": "TC semantics/completion need a judge model; without one they are not judged (None)."},
+            extra={"judges": ["embedded:rules", "embedded:trust-sim", *judge_names],
+                   "note": ("TC is the paper's five components with the judges' semantics/completion."
+                            if judge_names else "No judge model: TC is reported as tc_rules (three rule components), "
+                            "TA by the embedded judge, and no TR-J (trust_sim is the simulated user's trust).")},
         )
+
+
+def metric_names(judged: bool) -> list[str]:
+    """The scorecard's metrics: the paper's TC and TR-J only when a judge model judged them."""
+    if judged:
+        return ["tc", "tc_rules", "ta", "tr_d", "tr_j", "trust_sim", "interruptions"]
+    return ["tc_rules", "ta", "tr_d", "trust_sim", "interruptions"]
 
 
 def _trace(ctx: CellContext, prefix: str, sid: str) -> Any:
     return ctx.trace(prefix + sid)
 
 
-def _agreement(cells: list[TempoCellResult]) -> dict[str, Any] | None:
-    """Agreement of the two TR-J raters (embedded trust state vs model judge) over every rated task."""
-    pairs = [tuple(p) for c in cells for r in c.runs if r.judge for p in r.judge.get("pairs", [])]
-    if not pairs:
-        return None
-    n = len(pairs)
-    mae = sum(abs(a - b) for a, b in pairs) / n
-    ma, mb = sum(a for a, _ in pairs) / n, sum(b for _, b in pairs) / n
-    va, vb = sum((a - ma) ** 2 for a, _ in pairs), sum((b - mb) ** 2 for _, b in pairs)
-    cov = sum((a - ma) * (b - mb) for a, b in pairs)
-    return {"n": n, "mae": mae, "pearson": cov / (va * vb) ** 0.5 if va and vb else None,
-            "mean_embedded": ma, "mean_model": mb}
+def _failures(cells: list[TempoCellResult]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for c in cells:
+        for r in c.runs:
+            for k, v in r.score.judge_failures.items():
+                out[k] = out.get(k, 0) + v
+    return out
 
 
 def _extras(cells: list[TempoCellResult], extra: dict[str, dict[str, list]]) -> dict[str, Any]:
@@ -276,12 +306,19 @@ def _extras(cells: list[TempoCellResult], extra: dict[str, dict[str, list]]) -> 
                         comps[k].append(v)
     return {
         "ta_now": avg("now"), "ta_later": avg("later"), "continuation_quality": avg("continuation"),
-        "uncredited_acts": avg("uncredited"),
+        "ta_rules": avg("ta_rules"), "uncredited_acts": avg("uncredited"), "ill_timed": avg("ill_timed"),
+        "trust_sim_final": avg("final"),
+        "trust_checkpoints": {k: _mean_of_points(extra, k) for k in ("day2", "day4", "day7", "end")},
         "tc_components": {k: (sum(v) / len(v) if v else None) for k, v in comps.items()},
         "depth_confusion": {k: v[0] for k, v in sorted(depth.items())},
         "trust_trajectories": {u: v["trajectory"] for u, v in sorted(extra.items())},
         "tc_judged": {k: _mean_of(cells, k) for k in ("semantics", "completion")},
     }
+
+
+def _mean_of_points(extra: dict[str, dict[str, list]], key: str) -> float | None:
+    return macro_mean({u: (sum(p[key] for p in v["trajectory"] if key in p) / n if (n := sum(key in p for p in v["trajectory"]))
+                           else None) for u, v in extra.items()})
 
 
 def _mean_of(cells: list[TempoCellResult], key: str) -> float | None:

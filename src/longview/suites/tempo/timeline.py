@@ -56,7 +56,9 @@ def _items(run: dict[str, Any]) -> list[tuple[datetime, int, str]]:
             out.append((_t(r["decide_at"]), 0, f"user decides {r['id']} (held since {_t(r['at']).strftime('%a %H:%M')}): "
                         + _short(r["reply"].replace("\n", " / "), 100)))
     for p in w["trust"]["history"]:
-        out.append((_t(p["at"]), 2, f"task {p['task']} closes: {'aligned' if p['label'] == 'A' else 'MISALIGNED'}; trust -> {p['value']:.2f}"))
+        tasks = ", ".join(p.get("tasks") or []) or "none"
+        out.append((_t(p["at"]), 2, f"trust checkpoint ({tasks}; badness {p.get('badness', 0):.2f}, "
+                    f"{'aligned' if p['label'] == 'A' else 'MISALIGNED'}): trust -> {p['value']:.2f}"))
     for ev, at in w["skipped"].items():
         out.append((_t(at), 2, f"branch not taken: event {ev}"))
     return sorted(out, key=lambda x: (x[0], x[1]))
@@ -80,7 +82,12 @@ def run_lines(run: dict[str, Any]) -> list[str]:
                 lines.append(f"  {at.strftime('%H:%M')}  {text}")
     s = run["score"]
     ta = s.get("ta") or {}
-    lines.append(f"scores: tc={s['tc']:.3f} tr_d={s['tr_d']:.3f} tr_j={s['tr_j']:.2f} trust_final={s['trust_final']:.2f} "
+    def f(key: str, digits: int = 3) -> str:
+        v = s.get(key)
+        return "-" if v is None else f"{v:.{digits}f}"
+
+    lines.append(f"scores: tc_rules={f('tc_rules')} tc={f('tc')} tr_d={f('tr_d')} tr_j={f('tr_j', 2)} "
+                 f"trust_sim={f('trust_sim', 2)} interruptions={s.get('interruptions', 0)} "
                  f"ta={ta.get('ta')} (now={ta.get('now')}, later={ta.get('later')}, continuation={ta.get('continuation')})")
     if run.get("conflicts"):
         lines.append("resource conflicts: " + "; ".join(f"{c['resource']} at {c['at']} ({c['label']})" for c in run["conflicts"]))

@@ -83,6 +83,14 @@ class Wakeup(BaseModel):
     set_at: datetime = Field(description="When it was scheduled.")
 
 
+class UserLine(BaseModel):
+    """Something the user said or answered (what a TR-J judge sees of the user's side)."""
+
+    at: datetime = Field(description="Simulated time.")
+    kind: str = Field(description="message (the user's own), feedback, or reply (to an approval request).")
+    text: str = Field(description="What the user said.")
+
+
 class TempoWorld(WorldState):
     """All state of one run."""
 
@@ -97,11 +105,22 @@ class TempoWorld(WorldState):
     active: dict[str, datetime] = Field(default_factory=dict, description="Task id -> activation time.")
     closed: dict[str, datetime] = Field(default_factory=dict, description="Task id -> close time.")
     trust: TrustState = Field(default_factory=TrustState, description="Simulated trust.")
+    said: list[UserLine] = Field(default_factory=list, description="The user's messages, feedback and replies, in order.")
     counter: int = Field(default=0, description="Last number used for a new id.")
 
     @classmethod
     def initial(cls, scenario: Scenario) -> TempoWorld:
         return cls(records={r.id: r.model_copy(deep=True) for r in scenario.records})
+
+    def user_said(self, at: datetime, kind: str, text: str) -> None:
+        """Keep what the user said, and make the user's own messages and feedback records the agent
+        can list and reopen in later activations (the briefing holds only recent acts)."""
+        self.said.append(UserLine(at=at, kind=kind, text=text))
+        if kind in ("message", "feedback"):
+            rid = self.new_id("USR-")
+            title = ("Feedback: " if kind == "feedback" else "User: ") + " ".join(text.split())[:80]
+            self.records[rid] = Record(id=rid, kind="user_message", title=title, body=text,
+                                       fields={"at": at.isoformat(), "from": "user"})
 
     def new_id(self, prefix: str) -> str:
         self.counter += 1
