@@ -31,6 +31,7 @@ COMMON: list[tuple[list[str], dict[str, Any]]] = [
     (["--variant"], dict(multiple=True, help="Variant or condition. Repeatable; default: each agent's own.")),
     (["--dataset"], dict(default="builtin", show_default=True, help="'builtin', a folder, or importer:PATH.")),
     (["--personas", "--units"], dict(type=int, default=None, help="Use only the first N units (personas, users, scenarios).")),
+    (["--unit", "unit_ids"], dict(multiple=True, help="Run this unit (persona, user, scenario id), or A..B for every unit from A to B in dataset order. Repeatable.")),
     (["--out"], dict(type=click.Path(path_type=Path), default=None, help="Run directory (default: runs/<suite>-<config hash>, continued if it exists).")),
     (["--json", "json_out"], dict(type=click.Path(path_type=Path), default=None, help="Also write the scorecard JSON here.")),
     (["--resume"], dict(is_flag=True, help="Continue a run: skip cells that finished.")),
@@ -158,7 +159,7 @@ def _config(suite: Any, kw: dict[str, Any]):
     flags = {k[len("opt__"):]: v for k, v in kw.items() if k.startswith("opt__")}
     return RunConfig(
         suite=suite.name, agents=list(kw["agent"]) or None, variants=list(kw["variant"]), dataset=kw["dataset"],
-        units=kw["personas"], out=kw["out"], resume=kw["resume"], force=kw["force"],
+        units=kw["personas"], unit_ids=list(kw.get("unit_ids") or ()), out=kw["out"], resume=kw["resume"], force=kw["force"],
         max_concurrency=kw["max_concurrency"], seed=kw["seed"], max_turns=kw["max_turns"] or suite.default_max_turns, trials=kw["trials"],
         models=list(kw["model"]), role_models=role_models, api_base=kw["api_base"], no_cache=kw["no_cache"],
         max_attempts=kw["max_attempts"], role_params=role_params, request_timeout=kw["request_timeout"],

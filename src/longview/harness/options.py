@@ -22,6 +22,9 @@ class RunConfig(BaseModel):
     variants: list[str] = Field(default_factory=list, description="Variants; empty = each agent's default.")
     dataset: str = Field(default="builtin", description="Dataset spec (builtin, a folder, importer:PATH).")
     units: int | None = Field(default=None, description="Use only the first N units (personas, users...).")
+    unit_ids: list[str] = Field(
+        default_factory=list, description="Units to run, by id or as A..B (a range in dataset order); empty = all.",
+    )
     seed: int = Field(default=0, description="Seed for bootstrap CIs and model trials.")
     trials: int = Field(default=1, ge=1, description="Repetitions of every cell.")
     max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, description="Assistant-turn cap per session.")

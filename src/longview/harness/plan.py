@@ -88,11 +88,7 @@ def plan(suite: Suite, cfg: RunConfig, dataset: Dataset, options: BaseModel | No
     for v in cfg.variants:
         if v not in suite.variants:
             raise ConfigError(f"unknown variant '{v}' for suite '{suite.name}'; expected one of {', '.join(suite.variants)}")
-    units = list(dataset.unit_ids())
-    if cfg.units is not None:
-        if cfg.units < 1:
-            raise ConfigError(f"--personas/--units must be at least 1, got {cfg.units}")
-        units = units[: cfg.units]
+    units = select_units(list(dataset.unit_ids()), cfg.unit_ids, cfg.units)
     cells: list[Cell] = []
     for agent in agents_of(suite, cfg, objects):
         variants = cfg.variants or (suite.default_variants(agent, options) if options is not None else None) or (
@@ -138,6 +134,29 @@ def load_dataset(suite: Suite, spec: str, options: BaseModel) -> Dataset:
         raise DataError(spec, "<dataset>", "<content>",
                         f"data the '{suite.name}' loader can read ({type(e).__name__}: {detail}; the loader "
                         "did not name the field — please report it)") from None
+
+
+def select_units(available: list[str], chosen: list[str], first: int | None) -> list[str]:
+    """The units a run plans, in dataset order: those named by ``--unit`` (an id, or ``A..B``, every
+    unit from A to B in dataset order) or all, then the first ``--units N`` of them."""
+    if first is not None and first < 1:
+        raise ConfigError(f"--personas/--units must be at least 1, got {first}")
+    if chosen:
+        index = {u: i for i, u in enumerate(available)}
+        picked: set[int] = set()
+        for item in chosen:
+            lo, sep, hi = item.partition("..")
+            ends = [lo, hi] if sep else [item]
+            for end in ends:
+                if end not in index:
+                    near = ", ".join(available[:5]) + (", ..." if len(available) > 5 else "")
+                    raise ConfigError(f"--unit '{item}': no unit '{end}' in the dataset (its units: {near})")
+            a, b = index[ends[0]], index[ends[-1]]
+            if a > b:
+                raise ConfigError(f"--unit '{item}': '{lo}' comes after '{hi}' in the dataset; write {hi}..{lo}")
+            picked.update(range(a, b + 1))
+        available = [available[i] for i in sorted(picked)]
+    return available if first is None else available[:first]
 
 
 def check_units(dataset: Dataset) -> None:
@@ -223,6 +242,7 @@ def prepare(cfg: RunConfig, *, dry_run: bool = False, objects: Mapping[str, Exte
     manifest = Manifest(
         suite=suite.name,
         dataset=RunDataset(name=dataset.name, sha256=dataset.sha256, units=len({c.unit for c in cells}), spec=spec),
+        units=[u for u in dataset.unit_ids() if u in {c.unit for c in cells}],
         config=config,
         config_hash=config_hash(config),
         components={**names, "agents": ", ".join(sorted({c.agent for c in cells}))},

@@ -35,7 +35,7 @@ from longview.harness.plan import (  # noqa: F401 - the run API in one place
     roles_of,
     suite_options,
 )
-from longview.harness.scorecard import Scorecard
+from longview.harness.scorecard import Scorecard, as_planned
 from longview.harness.suite import Suite
 from longview.kernel.errors import ConfigError
 from longview.kernel.models.usage import add_summaries
@@ -177,7 +177,8 @@ def score_folder(store: RunStore, suite: Suite | None = None, dataset: Dataset |
             f"{manifest.dataset.sha256[:12]} -> {dataset.sha256[:12]})"
         )
     finished = store.finished()
-    sc = suite.score([text for _, text in finished], dataset, options, manifest.config.get("seed", 0))
+    sc = as_planned(suite.score([text for _, text in finished], dataset, options, manifest.config.get("seed", 0)),
+                    manifest.units)
     outcomes = {folder: cell_outcomes(suite, text, dataset) for folder, text in finished}
     return Scored(suite, sc, outcomes, manifest)
 

@@ -187,3 +187,16 @@ def paired_difference(
     diffs: dict[str, float | None] = {k: y - x for k, (x, y) in both.items()}
     return (len(both), macro_mean({k: x for k, (x, _) in both.items()}), macro_mean({k: y for k, (_, y) in both.items()}),
             macro_mean(diffs), cluster_bootstrap_ci(diffs, seed=seed, n_boot=n_boot))
+
+
+def as_planned(sc: Scorecard, units: list[str]) -> Scorecard:
+    """``sc`` counted against the units the run planned (``--units N``, ``--unit ID``): the dataset
+    line gives their number and a row's ``n_missing`` counts only planned units with no cell."""
+    if not units:
+        return sc
+    planned = set(units)
+    rows = []
+    for r in sc.rows:
+        seen = set(r.per_unit) | {a.split("#", 1)[0] for a in r.abort_reasons}
+        rows.append(r.model_copy(update={"n_missing": len(planned - seen)}))
+    return sc.model_copy(update={"rows": rows, "dataset": sc.dataset.model_copy(update={"units": len(units)})})

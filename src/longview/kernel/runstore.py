@@ -105,6 +105,10 @@ class Manifest(BaseModel):
     dataset: RunDataset = Field(description="Dataset identity.")
     config: dict[str, Any] = Field(description="Everything that determines results.")
     config_hash: str = Field(description="sha256 of `config`.")
+    units: list[str] = Field(
+        default_factory=list, description="The units (personas, users, scenarios) this run planned, in dataset "
+        "order: a scorecard's 'missing' counts only these (empty in runs written before it was recorded).",
+    )
     components: dict[str, str] = Field(default_factory=dict, description="Which implementation ran each role.")
     prompts: dict[str, str] = Field(default_factory=dict, description="Prompt file -> sha256.")
     usage: dict[str, Any] = Field(default_factory=dict, description="Token/cost accounting per role.")
