@@ -64,6 +64,14 @@ def test_targeted_question_must_be_about_the_intent():
     spam = "Should I " + " ".join(f"check topic{i}," for i in range(30)) + " and mark it with which label?"
     assert embedded_targeted(I1, spam) is False
     assert embedded_targeted(I1, "Before I start, a few questions: which label should it be marked with?") is True
+    # a long intent may be asked about in several focused questions; "p.m." does not end a sentence
+    long = HiddenIntent(id="I3", content="x", recoverable_from="ask", question=(
+        "Ask for a reply before 8:00 p.m. today and a flag if a document is missing. Add a 10:45 a.m. "
+        "packet recheck and a stamped-page check to the board."))
+    assert question_sentences("Reply before 8:00 p.m. today? Ok.") == ["Reply before 8:00 p.m. today?"]
+    assert embedded_targeted(long, "Should they reply before 8:00 p.m. today and flag a missing document? "
+                                   "Should the board get a 10:45 a.m. packet recheck and a stamped-page check?") is True
+    assert embedded_targeted(long, "Should they reply before 8:00 p.m. today and flag a missing document?") is False
 
 
 def test_model_path_decides_and_keeps_embedded_labels_for_agreement():

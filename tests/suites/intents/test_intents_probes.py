@@ -24,6 +24,7 @@ from intents_helpers import run_cells
 from longview.kernel.agent import AssistantTurn, Observation, ToolCall
 from longview.suites.intents.agents import ReferenceAgent
 from longview.suites.intents.dataset import IntentsDataset
+from longview.suites.intents.judges import sentences
 from longview.suites.intents.suite import IntentsOptions, IntentsSuite
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "pibench"
@@ -84,8 +85,8 @@ class Paster(Probe):
 class Asker(Probe):
     def step(self, obs, session):
         if self.turn == 1:
-            return AssistantTurn(text=" ".join(f"Could you tell me {i.question.rstrip('?. ')}?"
-                                               for i in session.hidden_intents))
+            return AssistantTurn(text=" ".join(f"Could you tell me {q.rstrip('?. ')}?"
+                                               for i in session.hidden_intents for q in sentences(i.question)))
         return AssistantTurn(text="Thanks, noted.")
 
 

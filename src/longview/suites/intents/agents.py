@@ -19,6 +19,7 @@ from typing import Any
 
 from longview.kernel.agent import AssistantTurn, Observation, ToolCall
 from longview.suites.intents.dataset import IntentsDataset
+from longview.suites.intents.judges import sentences
 from longview.suites.intents.schema import Action, Episode, HiddenIntent, Session
 from longview.text import content_words, overlap
 
@@ -95,8 +96,9 @@ class ReferenceAgent:
     def _plan_start(self, session: Session, obs: Observation) -> None:
         self.phase = "work"
         if self.kind == "asker":
-            qs = [f"Could you tell me {i.question.rstrip('?. ')}?" for i in session.hidden_intents]
-            self.reply_parts = ["Before I start, a few questions: " + " ".join(qs)]
+            qs = [f"Could you tell me {q.rstrip('?. ')}?" for i in session.hidden_intents
+                  for q in sentences(i.question)]  # one question per sentence of a long intent
+            self.reply_parts = ["Before I start, I have a few questions. " + " ".join(qs)]
             self.phase = "asked"
             return
         self.queue = list(session.base_actions)

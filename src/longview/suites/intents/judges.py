@@ -78,9 +78,19 @@ class Decisions(BaseModel):
 Labels = dict[str, bool | None]
 
 
+# A sentence ends at . ! ? or ; followed by space and a capital, digit or quote (so "8:00 p.m. today"
+# and "e.g. this" stay whole), or at a line break.
+_BOUNDARY = re.compile(r"(?<=[.!?;])\s+(?=[A-Z0-9\"'(])|\n+")
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text``, stripped, in order."""
+    return [x.strip() for x in _BOUNDARY.split(text or "") if x.strip()]
+
+
 def question_sentences(reply: str) -> list[str]:
-    """Sentences (or clauses after a semicolon) of ``reply`` that end with a question mark."""
-    return [q.strip() for q in re.findall(r"[^.!?;\n]*\?", reply or "") if q.strip(" ?")]
+    """Sentences of ``reply`` that end with a question mark."""
+    return [q for q in sentences(reply) if q.endswith("?") and q.strip(" ?")]
 
 
 def embedded_satisfied(intent: HiddenIntent, ev: Evidence) -> bool | None:
@@ -91,14 +101,18 @@ def embedded_satisfied(intent: HiddenIntent, ev: Evidence) -> bool | None:
 
 
 def embedded_targeted(intent: HiddenIntent, reply: str) -> bool:
+    """The reply's questions that are mostly about this intent (each: at least QUESTION_FOCUS of its
+    content words are the intent's) together cover QUESTION_MIN of the intent's question words;
+    several focused questions may share a long intent, one question listing everything elicits nothing."""
     want = content_words(intent.question or intent.content)
     if not want:
         return False
+    covered: set[str] = set()
     for q in question_sentences(reply):
         have = content_words(q)
-        if overlap(have, want) >= QUESTION_MIN and len(have & want) / len(have) >= QUESTION_FOCUS:
-            return True
-    return False
+        if have and len(have & want) / len(have) >= QUESTION_FOCUS:
+            covered |= have & want
+    return overlap(covered, want) >= QUESTION_MIN
 
 
 @dataclass

@@ -1,0 +1,96 @@
+"""The probes on a real released π-Bench task (law_trainee_task_020, verbatim with its rule script;
+tests/fixtures/pibench_release, Apache-2.0): pasting the hidden intents or spamming the tools earns
+nothing offline, asking is elicited and never completed, doing the work through the tools earns
+PROC and COMP, and what the offline judges cannot see is counted as not judged."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from intents_helpers import run_cells
+from test_intents_probes import Asker, Paster, Spammer
+
+from longview.kernel.agent import AssistantTurn, Observation, ToolCall
+from longview.suites.intents.dataset import IntentsDataset
+from longview.suites.intents.rule_evidence import intent_literals, script_literals
+from longview.suites.intents.suite import IntentsOptions, IntentsSuite
+
+RELEASE = Path(__file__).parents[2] / "fixtures" / "pibench_release"
+SCRIPT = RELEASE / "data/law_trainee/scripts/law_trainee_task_020_5.py"
+
+
+class ReleaseWorker:
+    """Sends the handover SMS and runs the temporary Todoist board through the tools, in its own
+    words around the phrases the task fixes, then answers in two words."""
+
+    name = "probe:worker"
+
+    def __init__(self, kind: str, ds: IntentsDataset, unit: str) -> None:
+        self.turn, self.outputs = 0, []
+
+    async def act(self, obs: Observation) -> AssistantTurn:
+        self.outputs += [json.loads(m.content or "null") for m in obs.messages[-1:] if m.role == "tool"]
+        token = next((o["access_token"] for o in reversed(self.outputs) if isinstance(o, dict) and "access_token" in o), "")
+        project = next((o["project_id"] for o in self.outputs if isinstance(o, dict) and "project_id" in o), None)
+        sms = ("Yuehai packet handover, tmrw:\n1. 11:30 a.m., east gate of Jiangzhou Intermediate People's Court\n"
+               "2. Please have: original notarized power of attorney; two stamped copies of the evidence list; "
+               "one copy of the hearing notice\n3. Confirm before 8:00 p.m. today - flag at once if a document is "
+               "not ready or the pickup time or location must move")
+        plan = [("phone__login", {"username": "5707454150", "password": "A!HFDCn"}),
+                ("phone__send_text_message", {"access_token": token, "phone_number": "2873148336", "message": sms}),
+                ("todoist__login", {"username": "stmcco@gmail.com", "password": "Ozz21Q4"}),
+                ("todoist__create_project", {"access_token": token, "name": "Temporary Court Handover Reminder Board"}),
+                ("todoist__create_task", {"access_token": token, "project_id": project,
+                                          "title": "10:45 recheck packet completeness + stamped pages"}),
+                ("todoist__delete_project", {"access_token": token, "project_id": project})]
+        self.turn += 1
+        if self.turn <= len(plan):
+            name, args = plan[self.turn - 1]
+            return AssistantTurn(tool_calls=[ToolCall(id=f"r{self.turn}", name=name, arguments=args)])
+        return AssistantTurn(text="All set.")
+
+
+PROBES: dict[str, Any] = {"paster": Paster, "asker": Asker, "spammer": Spammer, "worker": ReleaseWorker}
+
+
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory) -> dict[str, Any]:
+    suite = IntentsSuite()
+    ds = suite.load_dataset(f"pibench:{RELEASE}", None)
+    res = run_cells(suite, ds, [f"probe:{k}" for k in PROBES], ["default"], tmp_path_factory.mktemp("rel"),
+                    agent_factory=lambda agent, unit, t: PROBES[agent.split(":")[1]](agent.split(":")[1], ds, unit))
+    sc = suite.score(res, ds, IntentsOptions(), 0)
+    return {r.agent.split(":")[1]: r for r in sc.rows}
+
+
+def test_which_intents_the_released_script_tests():
+    ds = IntentsSuite().load_dataset(f"pibench:{RELEASE}", None)
+    s = ds.episode("law_trainee").sessions[0]
+    lits = script_literals(str(SCRIPT))
+    tested = [bool(intent_literals(lits, i.content, s.request)) for i in s.hidden_intents]
+    # the slot, the materials and the reply-by/flag intents carry phrases the script looks for; the
+    # 'one compact SMS' and 'clear the board' intents restate the request: nothing offline tests them
+    assert tested == [True, True, True, False, False]
+
+
+def test_paster_and_spammer_earn_nothing_on_a_released_task(rows):
+    for probe in ("paster", "spammer"):
+        m = rows[probe].metrics
+        assert m["proc"] <= 0.10 and m["completed"] == 0.0, probe
+        assert m["comp"] < rows["worker"].metrics["comp"]
+    assert rows["paster"].metrics["comp"] == 0.0
+
+
+def test_asker_is_elicited_not_completed_on_a_released_task(rows):
+    m = rows["asker"].metrics
+    assert m["completed"] == 0.0 and m["elicited"] == 1.0
+
+
+def test_worker_earns_proc_and_comp_on_a_released_task(rows):
+    w, p = rows["worker"], rows["paster"]
+    assert w.metrics["proc"] == 1.0 and w.metrics["comp"] == 1.0 > p.metrics["comp"]
+    assert (w.coverage["proc"].judged, w.coverage["proc"].total) == (3, 5)
+    assert (w.coverage["comp"].judged, w.coverage["comp"].total) == (9, 18)  # 9 rule keys; 9 rubric not judged
