@@ -229,3 +229,16 @@ def test_coverage_is_reported_next_to_every_metric(imported_rows, builtin_rows):
     assert imported_rows["worker"].extra["same_sessions"]["same"] is True
     b = builtin_rows["worker"].coverage
     assert b["proc"].judged == b["proc"].total  # every built-in intent has deterministic checks
+
+
+def test_breakdowns_by_task_type_category_difficulty_and_persona(builtin_rows, imported_rows):
+    b = builtin_rows["worker"].extra["breakdowns"]
+    assert set(b) == {"task_type", "category", "difficulty", "persona"}
+    assert set(b["persona"]) == set(UNITS) and set(b["task_type"]) == {"dependent", "independent"}
+    assert all(v["proc"] == 1.0 and v["sessions"] > 0 for v in b["task_type"].values())
+    assert sum(v["sessions"] for v in b["category"].values()) == sum(v["sessions"] for v in b["persona"].values())
+    pb = builtin_rows["paster"].extra["breakdowns"]["task_type"]
+    assert all(v["proc"] == 0.0 for v in pb.values())
+    # imported tasks carry pi-Bench's own task_type
+    assert set(imported_rows["worker"].extra["breakdowns"]["task_type"]) <= {"short_term_independent",
+                                                                               "short_term_contextual"}

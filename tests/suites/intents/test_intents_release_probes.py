@@ -94,3 +94,9 @@ def test_worker_earns_proc_and_comp_on_a_released_task(rows):
     assert w.metrics["proc"] == 1.0 and w.metrics["comp"] == 1.0 > p.metrics["comp"]
     assert (w.coverage["proc"].judged, w.coverage["proc"].total) == (3, 5)
     assert (w.coverage["comp"].judged, w.coverage["comp"].total) == (9, 18)  # 9 rule keys; 9 rubric not judged
+
+
+def test_release_breakdown_keys(rows):
+    b = rows["worker"].extra["breakdowns"]
+    assert b["task_type"] == {"short_term_independent": {"sessions": 1, "proc": 1.0, "comp": 1.0}}
+    assert set(b["difficulty"]) == {"medium"} and set(b["persona"]) == {"law_trainee"}

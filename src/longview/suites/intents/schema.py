@@ -105,7 +105,8 @@ class HiddenIntent(Strict):
     question: str = Field(description="The words of a targeted question about it; a question covering most of "
                           "its content words elicits the intent.")
     satisfied_by: list[Check] = Field(default_factory=list, description="Deterministic checks that all pass "
-                                      "once the intent is satisfied (empty: judged by a model or a lexical proxy).")
+                                      "once the intent is satisfied (empty: judged by a model, by the rule-script "
+                                      "keys that test it, or not judged).")
     actions: list[Action] = Field(default_factory=list, description="Reference script that satisfies it.")
     reply: str = Field(default="", description="Reference reply fragment that reports it.")
     initially_provided: bool = Field(default=False, description="Imported tasks: already stated at the start "
