@@ -63,7 +63,9 @@ def test_model_using_memory_gains_from_file_memory(tmp_path):
     sc = suite.score(results, builtin(), PrefsOptions(), seed=0)
     psa = {r.variant: r.metrics["psa"] for r in sc.rows}
     assert psa["file"] > psa["none"]
-    assert psa == {"none": 12 / 33, "file": 21 / 33}  # golden
+    # golden; 21/33 -> 24/33 (issue 23): a reply that shows no setting (the mock's plain answer on tone)
+    # now gets a neutral close, not a correction
+    assert psa == {"none": 12 / 33, "file": 24 / 33}
 
 
 def test_traces_written_per_session(tmp_path):

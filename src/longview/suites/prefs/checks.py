@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from longview.suites.prefs.reading import CallSeen, ReplyContext, read_reply
 from longview.suites.prefs.scenes import Kit
 from longview.suites.prefs.wrapper import Delivered, Realization
 
@@ -155,8 +156,37 @@ def conditions(attr: str, r: Realization, kit: Kit) -> Conditions:
     raise KeyError(attr)
 
 
+def plain_text(r: Realization) -> str | None:
+    """The main reply's text when the PA wrote it as plain text (no ``respond``), else None."""
+    d = r.final()
+    if d is not None and [s.kind for s in d.segments] == ["text"]:
+        return d.text
+    return None
+
+
+def reply_context(r: Realization, kit: Kit) -> ReplyContext:
+    """What the plain-text reader may use besides the words: the calls before the user reacted."""
+    first_user = r.user_turns[0] if r.user_turns else 10**6
+    named = set(kit.named_ids)
+    topic_of = {(c.name, next(iter(v for k, v in c.args.items() if k.endswith("_id")), None)): c.topic for c in kit.calls}
+    calls = []
+    for a in r.actions:
+        if a.turn > first_user:
+            continue
+        ids = [v for k, v in a.args.items() if k.endswith("_id") or k == "to"]
+        extra = a.args.get("scope") == "extra" or (bool(named) and bool(a.effect) and not any(v in named for v in ids))
+        topic = a.args.get("topic") or topic_of.get((a.name, next(iter(v for k, v in a.args.items() if k.endswith("_id")), None)))
+        calls.append(CallSeen(name=a.name, effect=a.effect if a.effect in ("internal", "external") else None,  # type: ignore[arg-type]
+                              status=a.status, scope="extra" if extra else "requested",
+                              topic=str(topic) if topic else None, capability_limit=a.capability_limit))
+    return ReplyContext(calls=calls, topics=list(kit.topics), missing=len(kit.questions), event=kit.event is not None)
+
+
 def observe(attr: str, r: Realization, kit: Kit) -> str | None:
-    """The setting the delivered behaviour shows: the one whose conditions all hold, if unique."""
+    """The setting the delivered behaviour shows: the one whose conditions all hold, if unique; for
+    a plain-text reply, what its words and the calls show (None: not observed)."""
+    if (text := plain_text(r)) is not None:
+        return read_reply(attr, text, reply_context(r, kit))
     conds = conditions(attr, r, kit)
     full = [s for s, cs in conds.items() if cs and all(cs)]
     return full[0] if len(full) == 1 else None
@@ -165,9 +195,13 @@ def observe(attr: str, r: Realization, kit: Kit) -> str | None:
 def brs(attr: str, target: str, r: Realization, kit: Kit) -> int:
     """Embedded Behavioral Realization Score, 1-5: 5 when the behaviour shows the target, 1 when it
     shows another setting or fails the target's first condition (its precondition: a reply was
-    delivered, the task was attempted), else 1 + 3 x (share of the target's conditions met), rounded half up."""
-    conds = conditions(attr, r, kit)
+    delivered, the task was attempted), else 1 + 3 x (share of the target's conditions met), rounded half up.
+    A plain-text reply: 5 when its words show the target, 1 when they show another setting, 2 when
+    they show none (the target is not realised; nothing to count conditions on)."""
     seen = observe(attr, r, kit)
+    if plain_text(r) is not None:
+        return 5 if seen == target else 1 if seen is not None else 2
+    conds = conditions(attr, r, kit)
     if seen == target:
         return 5
     if seen is not None:

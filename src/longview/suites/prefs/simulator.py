@@ -38,7 +38,8 @@ class SimEntry(BaseModel):
     day: IsoDate = Field(description="ISO date.")
     context: str = Field(description="work / personal.")
     attribute: str = Field(description="Attribute the session exercised.")
-    outcome: Literal["matched", "corrected", "rule_stated"] = Field(description="What happened.")
+    outcome: Literal["matched", "corrected", "rule_stated", "unclear"] = Field(
+        description="What happened (unclear: the reply showed no setting).")
 
 
 class SimState(BaseModel):
@@ -54,7 +55,8 @@ class Said(BaseModel):
     sid: str
     kind: str
     text: str
-    trigger: Literal["request", "facts", "match", "mismatch", "consequence", "new_rule", "close", "probe", "approval", "none"]
+    trigger: Literal["request", "facts", "match", "mismatch", "unclear", "consequence", "new_rule", "close", "probe",
+                     "approval", "none"]
     wanted: str | None = None  # the user's target when it said this (reactions only; for carry-over evidence)
 
 
@@ -101,14 +103,21 @@ class UserCore:
             if held:
                 draft, grants = f"{draft} {APPROVE}", ["release"]
             return UserIntent(draft=draft, grants=grants, facts={"trigger": "match", "observed": seen})
+        if seen is None:
+            # Nothing in the reply shows how it was handled: a person has nothing to object to and
+            # nothing to approve of; they take the answer (approving held work so the task ends).
+            self.state.entries.append(SimEntry(day=self.scene.day, context=self.scene.context, attribute=attr.id,
+                                               outcome="unclear"))
+            draft, grants = self._pick(CLOSE), []
+            if held:
+                draft, grants = f"{draft} {APPROVE}", ["release"]
+            return UserIntent(draft=draft, grants=grants, facts={"trigger": "unclear", "observed": None})
         # A mismatch: react to what was delivered, sometimes adding what would have suited.
-        parts = []
-        if seen is not None:
-            parts.append(self._pick(attr.complaints(seen, self.target)))
+        parts = [self._pick(attr.complaints(seen, self.target))]
         repeat = self.state.mismatches(self.scene.context, attr.id)
-        if seen is None or self.rng.random() < self.user.states_rule or repeat >= 1:
+        if self.rng.random() < self.user.states_rule or repeat >= 1:
             want = attr.setting(self.target).want
-            parts.append(want[min(repeat, len(want) - 1)] if seen is not None else want[0])
+            parts.append(want[min(repeat, len(want) - 1)])
         grants = []
         if held:
             parts.append(APPROVE)
