@@ -168,3 +168,15 @@ def test_bad_model_or_missing_key_fails_before_any_run_is_written(episodes, tmp_
         r = runner.invoke(app, ["run", "atr", "--dataset", str(episodes), "--model", model, "--out", str(tmp_path / "r")])
         assert r.exit_code == 2 and words in " ".join(r.output.split())
         assert not (tmp_path / "r").exists()
+
+
+def test_a_reference_agent_on_prompt_only_variants_says_its_rows_are_one_behaviour(tmp_path: Path):
+    js = tmp_path / "sc.json"
+    r = runner.invoke(app, ["run", "atr", "--agent", "ref:asker", "--variant", "atr", "--variant", "always_ask",
+                            "--variant", "oracle_target", "--personas", "1", "--out", str(tmp_path / "r"),
+                            "--json", str(js)], terminal_width=300)
+    assert r.exit_code == 0, r.output
+    notes = json.loads(js.read_text()).get("notes", [])
+    said = [n for n in notes if n.startswith("ref:asker is scripted")]
+    assert len(said) == 1 and "atr, always_ask" in said[0] and "oracle_target" not in said[0]
+    assert "does not read the system prompt" in r.output

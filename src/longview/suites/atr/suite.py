@@ -23,7 +23,7 @@ from longview.suites.atr.records import CellRecord
 from longview.suites.atr.release_prompts import prompt_set
 from longview.suites.atr.runner import Scaffold, run_cell, scaffold_for
 from longview.suites.atr.scorecard import build_scorecard, from_common, to_common
-from longview.suites.atr.variants import MAIN_VARIANTS, get_variant
+from longview.suites.atr.variants import MAIN_VARIANTS, get_variant, prompt_only_notes
 
 if TYPE_CHECKING:
     import typer
@@ -136,7 +136,7 @@ class ATRSuite(Suite):
     def notes(self, scorecard: CommonScorecard, components: dict[str, str]) -> list[str]:
         model_ran = any(not r.agent.startswith("ref:") for r in scorecard.rows)
         note = embedded_scaffold_note(components, model_ran)
-        return [note] if note else []
+        return ([note] if note else []) + prompt_only_notes(scorecard)
 
     def report_sections(self, scorecard: dict[str, Any]) -> list[Section]:
         return report_hooks.report_sections(scorecard)

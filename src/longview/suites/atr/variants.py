@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from functools import cache
 from importlib import resources
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -77,3 +77,24 @@ def system_prompt(variant: Variant, domain: str, phase: Literal["learning", "tes
         parts.append(block("send_protocol"))
         parts += [block(b) for b in variant.blocks]
     return "\n\n".join(parts)
+
+
+def prompt_only_notes(scorecard: Any) -> list[str]:
+    """Where a scripted reference agent ran variants that differ only in prompt blocks: it does not
+    read the prompt, so those rows are one behaviour by construction; the run says so."""
+    by_agent: dict[str, list[str]] = {}
+    for r in scorecard.rows:
+        if r.agent.startswith("ref:") and r.variant in VARIANTS:
+            by_agent.setdefault(r.agent, []).append(r.variant)
+    notes = []
+    for agent, names in by_agent.items():
+        groups: dict[tuple[bool, str | None], list[str]] = {}
+        for n in names:
+            v = VARIANTS[n]
+            groups.setdefault((v.learning, v.oracle), []).append(n)
+        for same in groups.values():
+            if len(same) > 1:
+                notes.append(f"{agent} is scripted and does not read the system prompt: its rows for "
+                             f"{', '.join(same)} differ only in prompt blocks, so they are one behaviour by "
+                             "construction (the variants tell models apart, not reference agents)")
+    return notes
