@@ -10,6 +10,7 @@ from typing import Any
 
 from longview.harness import run as harness
 from longview.harness.options import RunConfig
+from longview.suites.intents.suite import IntentsSuite
 from longview.testing.loopback import LoopbackServer, text_message
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "pibench"
@@ -50,10 +51,14 @@ def test_a_judge_omitting_an_item_lowers_comp_and_is_counted(tmp_path):
     # with a judge model every rubric item is judged: coverage is complete
     assert a.coverage["comp"].judged == a.coverage["comp"].total
     # the verdicts and reasons are kept in the cell result
-    cell = json.loads(next((Path(store.root) / "cells").glob("*/result.json")).read_text())
+    text = next((Path(store.root) / "cells").glob("*/result.json")).read_text()
+    cell = json.loads(text)
     crit = {k: v for s in cell["sessions"] for k, v in s["criteria"].items() if v["kind"] == "rubric"}
     assert any(v["met"] is False and "left it out" in v["reason"] for v in crit.values())
     assert any(v["met"] is True and v["reason"].startswith("saw C") for v in crit.values())
+    # the report's session outcomes show them
+    outcomes = IntentsSuite().session_outcomes(text, None)
+    assert any(o.outcome == "fail" and "left it out" in o.reason for o in outcomes.values())
     # the rubric judge saw the session's calls and end state, not only the conversation
     rubric = [p for p in seen if "criteria" in p]
     assert rubric and all({"tool_calls", "state_at_session_end", "hidden_requirements"} <= set(p) for p in rubric)

@@ -182,7 +182,10 @@ async def run_episode(ctx: CellContext, ds: IntentsDataset, comps: Components, *
 def session_tags(session: Session) -> dict[str, str]:
     """Breakdown keys of a session: the dataset's own, else derived (built-in episodes carry none):
     task type from the dependency structure, category from the app its artifact lives in."""
-    return {"task_type": session.task_type or ("dependent" if session.depends_on else "independent"),
+    if session.task_type:  # the dataset's own labels (imported tasks); no derived category
+        return {"task_type": session.task_type, "category": session.category or "unlabelled",
+                "difficulty": session.difficulty or "unlabelled"}
+    return {"task_type": "dependent" if session.depends_on else "independent",
             "category": session.category or (session.apps[0] if session.apps else "workspace files"),
             "difficulty": session.difficulty or "unlabelled"}
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from longview.harness.context import CellContext
 from longview.harness.roles import Roles
-from longview.harness.suite import Cell, RoleSpec, Suite
+from longview.harness.suite import Cell, RoleSpec, SessionOutcome, Suite
 from longview.judges.base import LLMJudge
 from longview.kernel.errors import CellAborted, ConfigError
 from longview.kernel.ids import write_models
@@ -163,6 +163,11 @@ class IntentsSuite(Suite):
                 break
         return score_cells(results, dataset.name, dataset.sha256, dataset.unit_ids(), seed, list(self.variants),
                            judge=judge, rubric=rubric, origin=dataset.origin)
+
+    def session_outcomes(self, result: str, dataset: Any) -> dict[str, SessionOutcome]:
+        from longview.suites.intents.report_hooks import session_outcomes
+
+        return session_outcomes(result, dataset)
 
     def notes(self, scorecard: Any, components: dict[str, str]) -> list[str]:
         return scorecard_notes(scorecard)
