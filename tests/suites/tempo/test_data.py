@@ -1,6 +1,7 @@
 """The shipped scenarios: the generated set, its QC, and the file format's errors."""
 
 import json
+from datetime import timedelta
 
 import pytest
 
@@ -183,3 +184,43 @@ def test_generate_writes_to_the_working_folder_and_never_clobbers(tmp_path, monk
     again = CliRunner().invoke(app, ["tempo", "generate", "--seed", "2"])
     assert again.exit_code == 2 and "not empty" in again.output and "--force" in again.output
     assert CliRunner().invoke(app, ["tempo", "generate", "--seed", "2", "--force"]).exit_code == 0
+
+
+def _shape(s):
+    return (frozenset(r.id for r in s.records), (s.decision_window.start, s.decision_window.end),
+            frozenset(t.id for t in s.tasks), s.days, tuple(e.at for e in s.events))
+
+
+def test_builtin_scenarios_differ_in_structure(builtin):
+    scs = builtin.scenarios
+    assert len({frozenset(r.id for r in s.records) for s in scs}) >= 8  # record-id sets
+    assert len({(s.decision_window.start, s.decision_window.end) for s in scs}) >= 5  # decision windows
+    assert len({frozenset(t.id for t in s.tasks) for s in scs}) >= 5  # task graphs (optional tasks and branches)
+    assert len({tuple(e.at.time() for e in s.events) for s in scs}) == len(scs)  # event timings
+
+
+def test_stated_deadlines_equal_the_scored_ones(builtin):
+    from longview.suites.tempo.qc import deadline_problems
+
+    assert [p for s in builtin.scenarios for p in deadline_problems(s)] == []
+
+
+def test_qc_finds_a_stated_deadline_that_contradicts_the_scored_one(builtin):
+    from longview.suites.tempo.qc import deadline_problems
+
+    sc = builtin.by_id["research-deadline"].model_copy(deep=True)
+    dw = sc.decision_window
+    ev = next(e for e in sc.events if e.id == sc.task(dw.competing).trigger)
+    wrong = (sc.task(dw.competing).due + timedelta(days=2)).strftime("%A")
+    ev.text = f"Add the ablations by {wrong} evening."  # two days after the scored due time
+    problems = deadline_problems(sc)
+    assert len(problems) == 1 and "t09" in problems[0] and wrong in problems[0]
+
+
+def test_generate_with_another_seed_is_structurally_different():
+    one, zero = {s.id: s for s in generate(1)}, {s.id: s for s in generate(0)}
+    assert one.keys() == zero.keys()
+    differ = [sid for sid in zero if _shape(one[sid])[:4] != _shape(zero[sid])[:4]]
+    assert len(differ) == len(zero)  # ids, window, task graph or length differ, not only the clock
+    assert sum(_shape(one[s])[0] != _shape(zero[s])[0] for s in zero) >= 8  # new record ids
+    assert sum(_shape(one[s])[1] != _shape(zero[s])[1] for s in zero) >= 5  # new decision windows

@@ -21,6 +21,7 @@ seed and the scenario id (days, depths and omitted tasks come from the fills).
 from __future__ import annotations
 
 import random
+import re
 from datetime import datetime, time, timedelta
 from typing import Any
 
@@ -119,6 +120,9 @@ class Fill(BaseModel):
     # t16
     wrap: str
     # structural variation
+    window: tuple[int, str] | None = Field(default=None, description="Pinned decision window (day, HH:MM); None: by slot.")
+    gap: int | None = Field(default=None, description="Pinned minutes between the urgent and competing notices.")
+    canonical_ids: bool = Field(default=False, description="Keep the skeleton's record ids (ITEM-1, JOB-2...) in the built-in set.")
     depths: dict[str, str] = Field(default_factory=dict, description="Task id -> 'RPO' depth letters overriding the skeleton.")
     omit: list[str] = Field(default_factory=list, description="Optional task ids left out (their events stay, as distractors).")
 
@@ -180,24 +184,67 @@ def short(title: str) -> str:
     return title.split("(")[0].split(",")[0].strip()
 
 
-def build(f: Fill, seed: int = 0) -> Scenario:
+WINDOWS = [(d, h) for d in (5, 4, 6) for h in ("19:00", "18:00", "20:00")]  # decision-window day and start
+GAPS = (20, 15, 30, 40)  # minutes from the urgent task's notice to the competing one's
+OPTIONAL = ("t04", "t10", "t11", "t15")
+PREFIXES = {  # per canonical id: prefixes a scheme may use (none is a suffix of another: ids never nest)
+    "ITEM": ("OPT", "ITM", "CHO", "PICK"), "MSG": ("MSG", "MAIL", "TXT", "CHAT"), "CAL": ("CAL", "EVT", "AGD", "SCH"),
+    "FORM": ("FRM", "CLM", "APP", "REQ"), "CHK": ("CHK", "AVL", "SLT", "OPN"), "DOC": ("DOC", "DRF", "FIL", "PAP"),
+    "RES": ("RES", "STM", "UPD", "LOG"), "JOB": ("JOB", "RUN", "TSK", "BAT"), "OFFER": ("OFR", "DEAL", "PRM", "ADD"),
+    "REC": ("SUP", "STK", "INV", "LOW"), "SETUP": ("SET", "CFG", "REG", "ONB"), "SUM": ("SUM", "WRP", "RVW", "RCP"),
+}
+_CANON = re.compile(r"(?<![\w-])(ITEM|MSG|CAL|FORM|CHK|DOC|RES|JOB|OFFER|REC|SETUP|SUM)-(\d+)(?![\w-])")
+
+
+def id_scheme(rng: random.Random) -> dict[str, str]:
+    """Canonical record id -> this scenario's id: one prefix per kind, distinct three-digit numbers
+    (equal length, so no id is a prefix of another)."""
+    prefix = {k: rng.choice(v) for k, v in PREFIXES.items()}
+    numbers = rng.sample(range(100, 1000), 32)
+    canon = ["ITEM-1", "ITEM-2", "ITEM-9", "MSG-1", "CAL-1", "FORM-1", "FORM-2", "CHK-1", "DOC-1", "RES-1", "JOB-1",
+             "JOB-2", "OFFER-1", "REC-15", "SETUP-1", "SUM-1"]
+    return {c: f"{prefix[c.split('-')[0]]}-{numbers[i]}" for i, c in enumerate(canon)}
+
+
+def rename(scenario: Scenario, scheme: dict[str, str]) -> Scenario:
+    """The scenario with every canonical record id (in records, catalog, events, tasks and texts) renamed."""
+    text = _CANON.sub(lambda m: scheme.get(m.group(0), m.group(0)), scenario.model_dump_json())
+    return Scenario.model_validate_json(text)
+
+
+def build(f: Fill, seed: int = 0, slot: int = 0) -> Scenario:
+    """One scenario. Seed 0 is the built-in set: the fill's days, omitted tasks and (if pinned)
+    window and ids; any other seed draws those structurally (days 7-10, which optional tasks exist,
+    decision-window day and hour, gap between the competing notices, record-id scheme, timings)."""
     rng = random.Random(seed_from("tempo", f.id, seed))
-    jitter = rng.choice([0, 10, 20])  # minutes; keeps scenarios from sharing exact clocks
+    jitter = rng.choice([0, 10, 20, 30, 40, 50])  # minutes; keeps scenarios from sharing exact clocks
+    if seed == 0:
+        D, omit = f.days, list(f.omit)
+        wd, wh = f.window or WINDOWS[(slot * 4 + 1) % len(WINDOWS)]
+        gap = f.gap or GAPS[slot % len(GAPS)]
+    else:
+        D = rng.randint(7, 10)
+        omit = sorted(rng.sample(OPTIONAL, rng.randint(0, 2)))
+        wd, wh = rng.choice(WINDOWS)
+        gap = rng.choice(GAPS)
+    scheme = None if (seed == 0 and f.canonical_ids) else id_scheme(rng)
+    ws = at(wd, wh)
     def T(day: int, hhmm: str) -> datetime:
         return at(day, hhmm) + timedelta(minutes=jitter)
-    D = f.days
     gpu = f.resource == "gpu"
     rid = "gpu" if gpu else "ai-quota"
     if gpu:
         resource = Resource(id=rid, kind="slots", capacity=2,
-                            user_use=[Use(start=at(5, "17:00"), end=at(5, "23:30"), amount=1, label=f.user_work)])
+                            user_use=[Use(start=ws - timedelta(hours=2), end=ws + timedelta(hours=4, minutes=30), amount=1,
+                                          label=f"{f.user_work}, until {ws + timedelta(hours=4, minutes=30):%H:%M}")])
         job_fields_u, job_fields_c = {"resource": rid, "amount": 1, "hours": 8}, {"resource": rid, "amount": 1, "hours": 3}
-        feasible = at(5, "23:30")
+        feasible = ws + timedelta(hours=4, minutes=30)
     else:
         resource = Resource(id=rid, kind="quota", capacity=10, renew_at=time(3, 0),
-                            user_use=[Use(start=at(5, "20:30"), end=at(5, "21:30"), amount=8, label=f.user_work)])
+                            user_use=[Use(start=ws + timedelta(minutes=90), end=ws + timedelta(minutes=150), amount=8,
+                                          label=f"{f.user_work}, at {ws + timedelta(minutes=90):%H:%M}")])
         job_fields_u, job_fields_c = {"resource": rid, "amount": 2, "hours": 0}, {"resource": rid, "amount": 6, "hours": 0}
-        feasible = at(6, "03:30")
+        feasible = at(wd + 1, "03:30")
     records = [
         _rec("ITEM-1", "option", f.item_a), _rec("ITEM-2", "option", f.item_b),
         _rec("MSG-1", "message", f.latent_msg.model_copy(update={"body": f.latent_msg.body + (
@@ -246,8 +293,8 @@ def build(f: Fill, seed: int = 0) -> Scenario:
         E(id="e06", at=T(4, "09:00"), kind="user_message", text=f.present),
         E(id="e07", at=T(4, "14:00"), kind="notification", text=f.noop),
         E(id="e11", at=T(4, "16:00"), kind="user_message", text=f.nudge, when=Condition(not_executed=["A1"])),
-        E(id="e08", at=at(5, "19:00"), kind="notification", text=f.urgent),
-        E(id="e09", at=at(5, "19:20"), kind="notification", text=f.competing),
+        E(id="e08", at=ws, kind="notification", text=f.urgent),
+        E(id="e09", at=ws + timedelta(minutes=gap), kind="notification", text=f.competing),
         E(id="e10", at=T(6, "10:00"), kind="notification", text=f.followup, when=Condition(executed=["A1"]),
           adds=[_rec("FORM-2", "form", f.form2)]),
         E(id="e13", at=T(6, "12:00"), kind="notification", text=f.offer_expiry, when=Condition(declined=["A12"])),
@@ -281,9 +328,9 @@ def build(f: Fill, seed: int = 0) -> Scenario:
              evidence=["DOC-1"], include=[f.prep_fact], weight=1.5),
         task("t07", "noop", "NNN", T(4, "20:00"), ["ITEM-9"], trigger="e07", action="A7", title=f"No action: {f.noop}",
              evidence=["RES-1"], stated="SSE"),
-        task("t08", "urgent", "SEE", at(6, "09:00"), ["JOB-1", short(f.job_u.title)], trigger="e08", action="AU", title=f.job_u.title,
+        task("t08", "urgent", "SEE", at(wd + 1, "09:00"), ["JOB-1", short(f.job_u.title)], trigger="e08", action="AU", title=f.job_u.title,
              evidence=["JOB-1"], weight=2),
-        task("t09", "competing", "SPE", at(6, "20:00"), ["JOB-2", short(f.job_c.title)], trigger="e09", action="AC", title=f.job_c.title,
+        task("t09", "competing", "SPE", at(wd + 1, "20:00"), ["JOB-2", short(f.job_c.title)], trigger="e09", action="AC", title=f.job_c.title,
              evidence=["JOB-2"], weight=2),
         task("t10", "followup", "SSE", T(6, "18:00"), ["FORM-2", short(f.form2.title)], trigger="e10", action="A10", title=f.form2.title,
              evidence=["FORM-2"], include=[f.followup_code]),
@@ -300,21 +347,21 @@ def build(f: Fill, seed: int = 0) -> Scenario:
         task("t16", "wrapup", "SSS", T(D, "22:00"), ["SUM-1", "summary"], trigger="e17", action="A16", title="Week summary",
              output="message"),
     ]
-    OPTIONAL = {"t04", "t10", "t11", "t15"}
-    bad = set(f.omit) - OPTIONAL
+    bad = set(f.omit) - set(OPTIONAL)
     if bad:
         raise ValueError(f"fill {f.id}: only {sorted(OPTIONAL)} may be omitted, not {sorted(bad)}")
     for t in tasks:
         if t.id in f.depths:
             t.depth = depths(f.depths[t.id])
-    tasks = [t for t in tasks if t.id not in f.omit]
-    return Scenario(
+    tasks = [t for t in tasks if t.id not in omit]
+    scenario = Scenario(
         id=f.id, domain=f.domain, title=f.title, user=f.user, goal=f.goal, start=START, days=D,
         availability=Availability(busy=[Interval(start=T(2, "13:00"), end=T(2, "15:00"), label="focus block"),
                                         Interval(start=at(5, "09:00"), end=at(5, "12:00"), label="meetings")]),
         resources=[resource], records=records, actions=actions, events=events, tasks=tasks,
         personas=[Persona(id=p, policy=policy_text(p, tasks), style=STYLES[p]) for p in ("reviewer", "planner", "operator")],
-        decision_window=DecisionWindow(start=at(5, "19:00"), end=at(5, "22:00"), urgent="t08", competing="t09",
+        decision_window=DecisionWindow(start=ws, end=ws + timedelta(hours=3), urgent="t08", competing="t09",
                                        resource=rid, feasible_from=feasible,
                                        note=f"{f.job_u.title} is due first; {f.job_c.title} can run once {rid} frees up"),
     )
+    return rename(scenario, scheme) if scheme else scenario

@@ -8,4 +8,4 @@ from longview.suites.tempo.model import Scenario
 
 
 def generate(seed: int = 0) -> list[Scenario]:
-    return [build(f, seed) for f in all_fills()]
+    return [build(f, seed, slot=i) for i, f in enumerate(all_fills())]

@@ -12,10 +12,31 @@ from longview.kernel.clock import SimClock
 from longview.kernel.trace import TraceWriter
 from longview.suites.tempo import timing
 from longview.suites.tempo.agents import ReferenceAgent
+from longview.suites.tempo.deadlines import agrees, stated
 from longview.suites.tempo.model import PERSONAS, Scenario
 from longview.suites.tempo.runner import ScenarioRun
 from longview.suites.tempo.scoring import score_run
 from longview.suites.tempo.world import TempoWorld
+
+
+def deadline_problems(sc: Scenario) -> list[str]:
+    """Deadlines the agent is told (a task's trigger text, its job and form records) that contradict the scored due time."""
+    out = []
+    records = {r.id: r for r in sc.records} | {r.id: r for e in sc.events for r in e.adds}
+    for t in sc.tasks:
+        if t.trigger is None:
+            continue
+        ev = next(e for e in sc.events if e.id == t.trigger)
+        # the trigger's words and the task's own work items (a latent need's records state the
+        # underlying event's deadline, which the task's change must precede, not the task's due)
+        texts = [ev.text, *ev.persona_text.values()] + [f"{records[r].title}. {records[r].body}" for r in t.evidence
+                                                        if r in records and records[r].kind in ("job", "form")]
+        for text in texts:
+            for s in stated(text, ev.at):
+                if not agrees(s, t.due):
+                    out.append(f"{sc.id}: task {t.id}: the agent is told '{s.text}' ({s.day} {s.hhmm or s.part or ''}) "
+                               f"but it is scored due {t.due:%a %Y-%m-%d %H:%M}")
+    return out
 
 
 async def probe(scenario: Scenario, persona: str, mode: str) -> TempoWorld:
@@ -54,6 +75,7 @@ async def check_async(scenario: Scenario) -> list[str]:
             for v in sc.action(t.action).args.values():
                 if isinstance(v, str) and re.fullmatch(r"[A-Z]+-\d+", v) and v not in known:
                     out.append(f"{sc.id}: task {t.id}: its change names {v}, unknown when the task starts")
+    out += deadline_problems(sc)
     reached: set[str] = set()
     fired: set[str] = set()
     for persona in PERSONAS:
