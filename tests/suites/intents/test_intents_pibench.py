@@ -45,7 +45,7 @@ def test_loads_and_classifies():
 def test_inspect_command_prints_the_table():
     out = CliRunner().invoke(app, ["inspect", f"pibench:{FIXTURE}"])
     assert out.exit_code == 0, out.output
-    assert "needs_appworld_db" in out.output and "runnable/files: 1" in out.output
+    assert "needs_appworld_db" in out.output and "runnable offline (4): tester_task_001" in " ".join(out.output.split())
 
 
 def _copy(tmp_path: Path) -> Path:

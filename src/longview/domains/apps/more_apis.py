@@ -104,6 +104,19 @@ class SplitwiseExpenseApis(AppBase):
             raise ToolError(f"Expense with expense_id={expense_id} not found.")
         return e
 
+    @tool(R, tags=("splitwise",), name="splitwise__show_groups")
+    def show_groups(self, access_token: str, page_index: int = 0, page_limit: int = 20) -> list[dict[str, Any]]:
+        """List the groups you are a member of.
+
+        Args:
+          access_token: Token from splitwise__login.
+          page_index: Page, from 0.
+          page_limit: Results per page.
+        """
+        me = self._user("splitwise", access_token)
+        rows = [g for g in self.state.groups if me in g.member_emails]
+        return [g.model_dump() for g in page(rows, page_index, page_limit)]
+
     @tool(R, tags=("splitwise",), name="splitwise__show_group_expenses")
     def show_group_expenses(self, access_token: str, group_id: int, page_index: int = 0,
                             page_limit: int = 20) -> list[dict[str, Any]]:
@@ -178,6 +191,18 @@ class WishListApis(AppBase):
         if product_id not in wish:
             wish.append(product_id)
         return {"message": "Product added to wish list."}
+
+
+    @tool(R, tags=("amazon",), name="amazon__show_wish_list")
+    def show_wish_list(self, access_token: str) -> list[dict[str, Any]]:
+        """Show the products on your wish list.
+
+        Args:
+          access_token: Token from amazon__login.
+        """
+        me = self._user("amazon", access_token)
+        by_id = {p.product_id: p for p in self.state.products}
+        return [by_id[i].model_dump() for i in self.state.wish_lists.get(me, []) if i in by_id]
 
 
 class SongApis(AppBase):

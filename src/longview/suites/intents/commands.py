@@ -45,13 +45,39 @@ def generate(out: Path = typer.Option(Path("intents-episodes.json"),
     typer.echo(f"wrote {out}: {len(data.episodes)} personas, {n} sessions" + (", QC passed" if check else ""))
 
 
+COLUMNS = (("loaded", "loaded"), ("runnable", "runnable offline"), ("needs_live_web", "needs live web"),
+           ("needs_appworld_db", "needs AppWorld database"), ("needs_absent_asset", "needs an absent asset"),
+           ("needs_image_input", "needs image input"), ("needs_shell", "needs a shell"),
+           ("needs_app", "needs an app/API"), ("excluded_unit", "left out with its unit"))
+
+
+def inspect_table(classification: dict) -> dict:
+    """Per persona and in total: how many tasks have each verdict, and which (task ids)."""
+    table: dict[str, dict[str, list[str]]] = {}
+    for persona, items in classification.items():
+        row: dict[str, list[str]] = {key: [] for key, _ in COLUMNS}
+        for c in items:
+            row["loaded"].append(c.task_id)
+            row.setdefault(c.verdict, []).append(c.task_id)
+        table[persona] = row
+    total = {key: [t for row in table.values() for t in row.get(key, [])] for key, _ in COLUMNS}
+    return {"personas": table, "total": total,
+            "tasks": [{"persona": p, "task_id": c.task_id, "verdict": c.verdict, "kind": c.kind, "reason": c.reason}
+                      for p, items in classification.items() for c in items]}
+
+
 @app.command()
-def inspect(spec: str = typer.Argument(..., help="pibench:PATH (your π-Bench checkout or its data/ folder)")) -> None:
-    """Load a π-Bench release strictly and classify every task: runnable offline or not, and why."""
+def inspect(spec: str = typer.Argument(..., help="pibench:PATH (your π-Bench checkout or its data/ folder)"),
+            json_out: Path | None = typer.Option(None, "--json", help="Also write the table (counts and task ids per "
+                                                 "persona and in total, every task's verdict and reason) here.")) -> None:
+    """Load a π-Bench release as data (nothing of it runs) and say which tasks run offline, and why not."""
+    import json
+
     from rich.console import Console
     from rich.table import Table
 
     from longview.kernel.errors import LongviewError
+    from longview.kernel.runstore import atomic_write
     from longview.suites.intents.importer import load_pibench
 
     if not spec.startswith("pibench:"):
@@ -62,14 +88,26 @@ def inspect(spec: str = typer.Argument(..., help="pibench:PATH (your π-Bench ch
     except LongviewError as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(1) from None
-    table = Table(title=f"π-Bench tasks in {spec.split(':', 1)[1]}")
-    for col in ("persona", "task", "verdict", "kind", "reason"):
-        table.add_column(col)
-    counts: dict[str, int] = {}
-    for unit, items in ds.classification.items():
-        for c in items:
-            table.add_row(unit, c.task_id, c.verdict, c.kind, c.reason)
-            key = f"{c.verdict}" + (f"/{c.kind}" if c.verdict == "runnable" else "")
-            counts[key] = counts.get(key, 0) + 1
-    Console().print(table)
-    typer.echo("  ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
+    data = inspect_table(ds.classification)
+    console = Console(width=160)
+    counts = Table(title=f"π-Bench tasks in {spec.split(':', 1)[1]}")
+    counts.add_column("persona")
+    for _, label in COLUMNS:
+        counts.add_column(label, justify="right")
+    for persona, row in [*data["personas"].items(), ("total", data["total"])]:
+        counts.add_row(persona, *(str(len(row.get(key, []))) for key, _ in COLUMNS))
+    console.print(counts)
+    for key, label in COLUMNS[1:]:
+        ids = data["total"][key]
+        if ids:
+            console.print(f"[bold]{label}[/bold] ({len(ids)}): " + ", ".join(ids), soft_wrap=True)
+    why = Table(title="Why each task that does not run is left out")
+    for col in ("task", "verdict", "reason"):
+        why.add_column(col)
+    for t in data["tasks"]:
+        if t["verdict"] != "runnable":
+            why.add_row(t["task_id"], t["verdict"], t["reason"])
+    console.print(why)
+    if json_out is not None:
+        atomic_write(json_out, json.dumps(data, indent=1) + "\n", redact_secrets=False)
+        typer.echo(f"wrote {json_out}")
