@@ -206,8 +206,9 @@ def test_a_crashing_rule_script_leaves_its_criteria_undefined(tmp_path):
 
 
 def test_reference_agents_on_imported_data_bound_honestly(tmp_path):
-    """ref:literal is the floor, ref:asker shows elicited (never completed); ref:oracle and
-    ref:recall act from reference scripts imported tasks lack: they run nothing and say so."""
+    """ref:literal is the floor, ref:asker shows elicited (never completed), ref:oracle is the
+    rule-guided ceiling scored only on rule criteria and the intents they test; ref:recall acts
+    from cues imported tasks lack: it runs nothing and says so."""
     suite = IntentsSuite()
     ds = suite.load_dataset(f"pibench:{FIXTURE}", None)
     res = run_cells(suite, ds, ["ref:literal", "ref:asker", "ref:oracle", "ref:recall"], ["default"], tmp_path)
@@ -216,9 +217,13 @@ def test_reference_agents_on_imported_data_bound_honestly(tmp_path):
     assert rows["ref:literal"].metrics["proc"] == 0.0
     asker = rows["ref:asker"].metrics
     assert asker["elicited"] == 1.0 and asker["completed"] == 0.0 and asker["proc"] == 1.0
-    for a in ("ref:oracle", "ref:recall"):
-        assert all(v is None for v in rows[a].metrics.values()) and "built-in data" in rows[a].extra["not_run"]
+    oracle = rows["ref:oracle"]
+    assert oracle.metrics["proc"] >= 0.95 and oracle.metrics["comp"] >= 0.95 and oracle.metrics["completed"] >= 0.95
+    cell = json.loads(next(r for r in res if '"ref:oracle"' in r))
+    kinds = {v["kind"] for s in cell["sessions"] for v in s["criteria"].values() if v["met"] is not None}
+    assert kinds == {"rule"}  # scored on what it can be scored on
+    assert all(v is None for v in rows["ref:recall"].metrics.values())
+    assert "built-in data" in rows["ref:recall"].extra["not_run"]
     notes = suite.notes(sc, {})
-    assert any("ref:oracle: not run" in n for n in notes) and any("left out items" in n for n in notes)
-    cell = Cell(agent="ref:oracle", variant="default", unit="tester")
-    assert suite.sessions(cell, ds, IntentsOptions()) == 0
+    assert any("ref:recall: not run" in n for n in notes) and any("left out items" in n for n in notes)
+    assert suite.sessions(Cell(agent="ref:recall", variant="default", unit="tester"), ds, IntentsOptions()) == 0

@@ -100,3 +100,14 @@ def test_release_breakdown_keys(rows):
     b = rows["worker"].extra["breakdowns"]
     assert b["task_type"] == {"short_term_independent": {"sessions": 1, "proc": 1.0, "comp": 1.0}}
     assert set(b["difficulty"]) == {"medium"} and set(b["persona"]) == {"law_trainee"}
+
+
+def test_rule_guided_ceiling_on_a_released_task(tmp_path):
+    """ref:oracle on imported data searches the calls the rule script rewards and makes them: all 9
+    keys met and the 3 intents the keys test completed; rubric items are not its to be scored on."""
+    suite = IntentsSuite()
+    ds = suite.load_dataset(f"pibench:{RELEASE}", None)
+    res = run_cells(suite, ds, ["ref:oracle"], ["default"], tmp_path)
+    row = suite.score(res, ds, IntentsOptions(), 0).rows[0]
+    assert row.metrics["proc"] >= 0.95 and row.metrics["comp"] >= 0.95
+    assert (row.coverage["comp"].judged, row.coverage["proc"].judged) == (9, 3)

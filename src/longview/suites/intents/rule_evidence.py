@@ -33,10 +33,10 @@ _IDENT = re.compile(r"^[A-Za-z0-9]*_[A-Za-z0-9_]*$")  # tool, field and key name
 
 
 @lru_cache(maxsize=256)
-def script_literals(path: str) -> tuple[str, ...]:
-    """The content literals of a rule script: string constants of at least 3 characters that are
-    not identifiers (tool, field and key names) and carry a content word or a digit. Lower-cased,
-    longest first, de-duplicated. An unreadable or unparsable script has none."""
+def script_strings(path: str) -> tuple[str, ...]:
+    """The content strings of a rule script as written: string constants of at least 3 characters
+    that are not identifiers (tool, field and key names) and carry a content word or a digit,
+    whitespace-normalised, de-duplicated, longest first. An unreadable or unparsable script has none."""
     try:
         tree = ast.parse(Path(path).read_text(encoding="utf-8"))
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
@@ -44,12 +44,17 @@ def script_literals(path: str) -> tuple[str, ...]:
     out: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            s = " ".join(node.value.split()).lower()
+            s = " ".join(node.value.split())
             if len(s) < 3 or _IDENT.match(s) or s.startswith(("mcp_", "response.")):
                 continue
             if content_words(s) or any(ch.isdigit() for ch in s):
                 out.add(s)
     return tuple(sorted(out, key=lambda s: (-len(s), s)))
+
+
+def script_literals(path: str) -> tuple[str, ...]:
+    """:func:`script_strings` lower-cased (what intents are matched against), de-duplicated."""
+    return tuple(dict.fromkeys(s.lower() for s in script_strings(path)))
 
 
 def intent_literals(literals: tuple[str, ...], content: str, request: str) -> list[str]:
@@ -83,9 +88,10 @@ class RuleEvidence:
     so far completes them (see the module docstring)."""
 
     def __init__(self, script: Path, request: str, intents: dict[str, str], allowed: set[str], prefix: str,
-                 mode: RuleMode) -> None:
+                 mode: RuleMode, workspace: Path | None = None) -> None:
         lits = script_literals(str(script))
         self.script, self.allowed, self.prefix, self.mode = script, allowed, prefix, mode
+        self.workspace = workspace  # the scripts that read the agent's files see the session's workspace
         self.literals = {iid: intent_literals(lits, text, request) for iid, text in intents.items()}
 
     def testable(self, intent_id: str) -> bool:
@@ -105,7 +111,7 @@ class RuleEvidence:
                     for i in todo]
         flat = [h for b in batches for h in b]
         try:
-            _, results = run_script(self.script, json.loads(json.dumps(flat, default=str)))
+            _, results = run_script(self.script, json.loads(json.dumps(flat, default=str)), workspace=self.workspace)
         except RuleScriptError:
             return out
         sizes = [len(b) for b in batches]

@@ -18,6 +18,7 @@ from longview.kernel.errors import CellAborted
 from longview.kernel.session import UserTurn, run_session
 from longview.memory.base import Memory
 from longview.memory.simple import NoMemory
+from longview.suites.intents.ceiling import is_ceiling
 from longview.suites.intents.dataset import IntentsDataset
 from longview.suites.intents.judges import IntentJudges, RubricJudge
 from longview.suites.intents.memory import FileMemory
@@ -153,13 +154,15 @@ async def run_episode(ctx: CellContext, ds: IntentsDataset, comps: Components, *
     memory: Memory = FileMemory(ctx.folder / "memory.md")
     record = CellRecord(agent=ctx.cell.agent, variant=ctx.cell.variant, unit=unit, trial=ctx.cell.trial,
                         judge=comps.judges.name, rubric=comps.rubric.name)
+    rule_only = is_ceiling(ctx.cell.agent, ds)  # the rule-guided ceiling is scored on rule criteria only
     for session in (ep.sessions[:limit] if limit else ep.sessions):
         stage_assets(session, workspace, ds.asset_dirs.get((unit, session.id)), ds.skills_dirs.get(unit))
         state.now = clock.now().isoformat(timespec="seconds")
         mem = NoMemory() if no_history else memory
         tools = RecordingToolkit(AppsToolkit(state, workspace, apps=session.apps, allow=ds.allowed_tools.get(unit)))
         user = TwoStageUser(session, profile=ep.persona.profile, judges=comps.judges, tools=tools, state=state,
-                            workspace=workspace, wording=comps.wording, rule=rule_evidence(session, comps))
+                            workspace=workspace, wording=comps.wording, rule=rule_evidence(session, comps, workspace),
+                            rule_only=rule_only)
         trace = ctx.trace(session.id)
         try:
             capped = ReplyCap(user, ctx.max_turns)
@@ -169,7 +172,7 @@ async def run_episode(ctx: CellContext, ds: IntentsDataset, comps: Components, *
                     opening=[Message(role="user", content=session.request)], session_id=session.id, phase="task",
                     trace=trace, max_turns=ctx.max_turns * (TOOL_STEPS_PER_REPLY + 1), clock=clock)
             rec = user.record("turn_cap" if capped.hit else outcome.termination.value)
-            await add_judged_criteria(rec, session, user, comps, ep)
+            await add_judged_criteria(rec, session, user, comps, ep, rule_only=rule_only)
             trace.emit("session_record", record=rec.model_dump(mode="json"))
         finally:
             trace.close()
@@ -190,21 +193,28 @@ def session_tags(session: Session) -> dict[str, str]:
             "difficulty": session.difficulty or "unlabelled"}
 
 
-def rule_evidence(session: Session, comps: Components) -> RuleEvidence | None:
+def rule_evidence(session: Session, comps: Components, workspace: Path | None = None) -> RuleEvidence | None:
     """Imported sessions with a rule script: which intents its keys test (offline completion evidence)."""
     if not session.rule_script:
         return None
     return RuleEvidence(Path(session.rule_script), session.request,
                         {i.id: i.content for i in session.hidden_intents if not i.initially_provided},
-                        set(session.rule_tools), session.tool_prefix, comps.rule_mode)
+                        declared_names(session.rule_tools), session.tool_prefix, comps.rule_mode, workspace)
 
 
 async def add_judged_criteria(rec: SessionRecord, session: Session, user: TwoStageUser, comps: Components,
-                              ep: Episode) -> None:
-    """Rule-script criteria, then rubric items (judge model, else proxy, else not judged)."""
+                              ep: Episode, rule_only: bool = False) -> None:
+    """Rule-script criteria, then rubric items (judge model, else proxy, else not judged; not judged
+    at all for the rule-guided ceiling, which is scored on rule criteria only)."""
     rec.tags = session_tags(session)
     if session.rule_script:
         await add_rule_criteria(rec, session, user, comps)
+    if rule_only:
+        for c in session.checklist:
+            if c.check is None:
+                rec.criteria[c.id] = CriterionOutcome(weight=c.weight, kind="rubric", met=None, by="not judged",
+                                                      reason="the rule-guided ceiling is scored on rule criteria only")
+        return
     # A proxy over the reply alone ("tells the user what was done") is a claim: it counts only once
     # some deterministic or rule criterion of the session is met, so saying "done" earns nothing.
     worked = any(c.met for c in rec.criteria.values())

@@ -14,6 +14,7 @@ from longview.judges.base import LLMJudge
 from longview.kernel.errors import CellAborted, ConfigError
 from longview.kernel.ids import write_models
 from longview.suites.intents.agents import KINDS, ReferenceAgent
+from longview.suites.intents.ceiling import RuleCeiling, is_ceiling
 from longview.suites.intents.dataset import (
     BUILTIN,
     IntentsDataset,
@@ -37,7 +38,8 @@ from longview.users.base import ModelWording
 
 # Reference agents that act from the dataset's reference scripts (intent actions, cues): imported
 # π-Bench tasks have none, so on them these agents would only paste text and bound nothing.
-SCRIPTED = {"ref:oracle": "the ceiling", "ref:recall": "the history ablation"}
+# (ref:oracle plays the rule-guided ceiling there instead: longview.suites.intents.ceiling.)
+SCRIPTED = {"ref:recall": "the history ablation"}
 
 
 def no_reference_script(agent: str, dataset: IntentsDataset) -> str:
@@ -114,7 +116,9 @@ class IntentsSuite(Suite):
         write_models(folder, ((ep.persona.id, ep) for ep in episodes))
         return str(folder)
 
-    def reference_agent(self, name: str, dataset: Any, unit: str) -> ReferenceAgent:
+    def reference_agent(self, name: str, dataset: Any, unit: str) -> Any:
+        if is_ceiling(name, dataset):
+            return RuleCeiling(dataset, unit)
         return ReferenceAgent(name.removeprefix("ref:"), dataset, unit)
 
     def components(self, roles: Roles, options: BaseModel) -> Components:

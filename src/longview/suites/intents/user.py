@@ -70,11 +70,13 @@ class TwoStageUser:
 
     def __init__(self, session: Session, *, profile: str, judges: IntentJudges, tools: RecordingToolkit,
                  state: AppsState, workspace: Path, wording: Wording | None = None,
-                 rule: RuleEvidence | None = None) -> None:
+                 rule: RuleEvidence | None = None, rule_only: bool = False) -> None:
         self.session, self.profile, self.judges, self.tools = session, profile, judges, tools
         self.state, self.workspace, self.rule = state, workspace, rule
         self.start_records = {c: records(state, c) for c in COLLECTIONS}  # the rubric judge sees the change
-        self.judged = {i.id: judges.can_judge(i, rule) for i in session.hidden_intents}
+        # rule_only (the rule-guided ceiling): only intents a rule-script key tests are judged
+        self.judged = {i.id: (rule is not None and rule.testable(i.id)) if rule_only else judges.can_judge(i, rule)
+                       for i in session.hidden_intents}
         self.judge_missing = 0
         self.wording = wording or VerbatimWording()
         self.status: dict[str, IntentOutcome | None] = {
