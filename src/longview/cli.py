@@ -289,7 +289,7 @@ def _print_scorecard(suite: Any, sc: Any, manifest: Any) -> None:
     from longview.harness.tables import legend, usage_table
 
     print_tables(console, *suite.tables(sc))
-    for line in legend(sc):
+    for line in legend(sc, manifest.components):
         console.print(line, highlight=False, markup=False)
     for note in suite.notes(sc, manifest.components):
         console.print(f"note: {note}", highlight=False, markup=False)
