@@ -144,3 +144,25 @@ def score(h):
     out = score_rules(script, [], set(), "mcp_appworld_", "reference", workspace=ws)
     assert out.met == {"zip": True, "annualised": True}
     assert json.dumps(out.met)  # plain data
+
+
+def test_a_script_past_its_memory_limit_judges_nothing(tmp_path: Path):
+    p = tmp_path / "hog.py"
+    p.write_text("def score(h):\n    block = bytearray(3 << 30)\n    return {'k': len(block) > 0}\n")
+    with pytest.raises(RuleScriptError, match="MemoryError|limit"):
+        run_script(p, [[]])
+
+
+def test_a_script_cannot_write_into_the_release_or_leave_children(tmp_path: Path):
+    """Its working folder is a throw-away copy; a child it forks is killed with it."""
+    release = tmp_path / "data" / "p" / "scripts"
+    release.mkdir(parents=True)
+    p = release / "s.py"
+    p.write_text("import os, subprocess, sys\n"
+                 "def score(h):\n"
+                 "    open('written.txt', 'w').write('x')\n"
+                 "    subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+                 "    return {'k': 1}\n")
+    keys, results = run_script(p, [[]])
+    assert results == [{"k": 1}]
+    assert sorted(x.name for x in release.iterdir()) == ["s.py"]
