@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -22,6 +22,8 @@ from longview.kernel.runstore import RunStore
 from longview.kernel.trace import TraceWriter
 
 T = TypeVar("T")
+DatasetT = TypeVar("DatasetT", bound=Dataset)
+OptionsT = TypeVar("OptionsT", bound=BaseModel)
 
 
 async def gather_sessions(*aws: Awaitable[T]) -> list[T]:
@@ -39,13 +41,13 @@ async def gather_sessions(*aws: Awaitable[T]) -> list[T]:
 
 
 @dataclass
-class CellContext:
+class CellContext(Generic[DatasetT, OptionsT]):
     """Per-cell services. Sessions that may run at once should each be wrapped in ``session()``:
     the harness bounds sessions in flight across the whole run (``--max-concurrency``)."""
 
     cell: Cell
-    dataset: Dataset
-    options: BaseModel  # the suite's validated Options
+    dataset: DatasetT
+    options: OptionsT  # the suite's validated Options
     agent: Agent
     components: Any
     roles: Roles
@@ -84,7 +86,7 @@ class _SessionSlot:
 
     __slots__ = ("ctx",)
 
-    def __init__(self, ctx: CellContext) -> None:
+    def __init__(self, ctx: CellContext[Any, Any]) -> None:
         self.ctx = ctx
 
     async def __aenter__(self) -> None:

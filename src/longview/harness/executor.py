@@ -44,7 +44,8 @@ async def run_one(p: Prepared, cell: Cell, folder: Path, slots: AbstractAsyncCon
                       max_turns=p.cfg.max_turns, slots=slots, on_session=on_session,  # type: ignore[arg-type]
                       store=store)
     try:
-        return await p.suite.run_cell(ctx)
+        result: BaseModel = await p.suite.run_cell(ctx)
+        return result
     except CellAborted as e:
         return AbortedCell(agent=cell.agent, variant=cell.variant, unit=cell.unit, trial=cell.trial,
                            abort_reason=e.reason)

@@ -15,16 +15,17 @@ from longview.harness import registry
 from longview.harness.cell import Cell, CellResult, Dataset
 from longview.harness.options import RunConfig
 from longview.harness.roles import AGENT, Roles
-from longview.harness.suite import Suite
-
-if TYPE_CHECKING:
-    from longview.agents.external.specs import ExternalAgent
+from longview.harness.suite import AnySuite
+from longview.kernel.agent import Agent
 from longview.kernel.errors import ConfigError, DataError, LongviewError, printable
 from longview.kernel.ids import id_problem
 from longview.kernel.models import GenParams
-from longview.kernel.models.client import split_model
 from longview.kernel.models.prompt_cache import with_cache_key
+from longview.kernel.models.providers import split_model
 from longview.kernel.runstore import Manifest, RunDataset, config_hash
+
+if TYPE_CHECKING:
+    from longview.agents.external.specs import ExternalAgent
 
 REFERENCE = "reference"  # --agent reference: every reference agent of the suite
 
@@ -39,7 +40,7 @@ class AbortedCell(CellResult):
     status: str = Field(default="aborted", description="Always aborted.")
 
 
-def suite_options(suite: Suite, raw: dict[str, Any]) -> BaseModel:
+def suite_options(suite: AnySuite, raw: dict[str, Any]) -> BaseModel:
     """The suite's typed options from ``-S key=value`` pairs (values already JSON-decoded); an
     unknown key is an error for every suite (a typo must not be silently ignored)."""
     unknown = sorted(set(raw) - set(suite.Options.model_fields))
@@ -55,7 +56,7 @@ def suite_options(suite: Suite, raw: dict[str, Any]) -> BaseModel:
                           f"{', '.join(suite.Options.model_fields) or 'none'})") from None
 
 
-def agents_of(suite: Suite, cfg: RunConfig, objects: Sequence[str] = ()) -> list[str]:
+def agents_of(suite: AnySuite, cfg: RunConfig, objects: Sequence[str] = ()) -> list[str]:
     """Reference agents and external agents (module:attr, cmd:, mcp:, registered names) asked for,
     then agent objects handed to the Python API, then models; models or agent objects alone run
     without reference agents."""
@@ -82,7 +83,7 @@ def agents_of(suite: Suite, cfg: RunConfig, objects: Sequence[str] = ()) -> list
     return refs + [o for o in objects if o not in refs] + [m for m in cfg.models if m not in refs]
 
 
-def plan(suite: Suite, cfg: RunConfig, dataset: Dataset, options: BaseModel | None = None,
+def plan(suite: AnySuite, cfg: RunConfig, dataset: Dataset, options: BaseModel | None = None,
          objects: Sequence[str] = ()) -> list[Cell]:
     """The cells of a run: agent x variant x unit x trial."""
     for v in cfg.variants:
@@ -101,7 +102,7 @@ def plan(suite: Suite, cfg: RunConfig, dataset: Dataset, options: BaseModel | No
     return cells
 
 
-def roles_of(suite: Suite, cfg: RunConfig) -> Roles:
+def roles_of(suite: AnySuite, cfg: RunConfig) -> Roles:
     known = {r.name for r in suite.roles}
     for role in cfg.role_models:
         if role not in known:
@@ -121,12 +122,13 @@ _LOADER_SLIPS = (TypeError, ValueError, KeyError, IndexError, AttributeError, Re
                  UnicodeError)
 
 
-def load_dataset(suite: Suite, spec: str, options: BaseModel) -> Dataset:
+def load_dataset(suite: AnySuite, spec: str, options: BaseModel) -> Dataset:
     """``suite.load_dataset`` with a safety net: whatever the suite's loader checks, bad data ends in
     one DataError (exit 2, nothing written), never a traceback. The message says the loader let it
     through, so the suite can add the check that names the field."""
     try:
-        return suite.load_dataset(spec, options)
+        dataset: Dataset = suite.load_dataset(spec, options)
+        return dataset
     except LongviewError:
         raise
     except _LOADER_SLIPS as e:
@@ -176,7 +178,7 @@ def check_units(dataset: Dataset) -> None:
 class Prepared:
     """A validated run, before anything is written."""
 
-    suite: Suite
+    suite: AnySuite
     cfg: RunConfig
     options: BaseModel
     dataset: Dataset
@@ -219,9 +221,9 @@ def prepare(cfg: RunConfig, *, dry_run: bool = False, objects: Mapping[str, Exte
     else:
         roles.validate(cfg.models)
     # A dry run builds no component: model-backed ones would need their keys.
-    components = None if dry_run else suite.components(roles, options)
+    components = None if dry_run else suite.components_for(roles, options, dataset)
     names = {} if dry_run else suite.component_names(components)
-    prompts = suite.prompts()
+    prompts = suite.prompts_for(dataset)
     config = {
         "suite": suite.name,
         "dataset_sha256": dataset.sha256,
@@ -256,7 +258,7 @@ def default_out(manifest: Manifest) -> Path:
     return Path("runs") / f"{manifest.suite}-{manifest.config_hash[:10]}"
 
 
-def make_agent(p: Prepared, cell: Cell):
+def make_agent(p: Prepared, cell: Cell) -> Agent:
     if cell.agent in p.suite.reference_agents:
         return p.suite.reference_agent(cell.agent, p.dataset, cell.unit)
     if cell.agent in p.external:

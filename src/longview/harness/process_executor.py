@@ -112,9 +112,10 @@ class ProcessExecutor(Executor):
                 raise ConfigError(f"worker process {i} could not prepare the run: {rest[0]}")
         return {"name": self.name, "nodes": 1, "cpus": os.cpu_count() or 1, "workers": self.n, "start": self.method}
 
-    def _recv(self, i: int, doing: str) -> tuple:
+    def _recv(self, i: int, doing: str) -> tuple[Any, ...]:
         try:
-            return self.conns[i].recv()
+            msg: tuple[Any, ...] = self.conns[i].recv()
+            return msg
         except (EOFError, OSError):
             self.procs[i].join(5)
             raise LongviewError(f"worker process {i} (pid {self.procs[i].pid}) died while {doing} (exit code "
@@ -213,7 +214,7 @@ def _raised(error: bytes | None, key: str, where: str) -> BaseException:
 
 # -- the worker process ---------------------------------------------------------------------------
 
-def _worker(conn: Connection, run_of: Prepared | str, cwd: str, root: str, limits: dict,
+def _worker(conn: Connection, run_of: Prepared | str, cwd: str, root: str, limits: dict[str, Any],
             expected: tuple[str, list[str]], drivers: list[Connection]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides when to stop
     for c in drivers:
@@ -248,7 +249,7 @@ async def _serve(conn: Connection, p: Prepared, root: str, sessions: int) -> Non
     p.roles.ledger.journal = store.journal_usage  # straight to the run's journal: a killed driver loses nothing
     slots = asyncio.Semaphore(sessions)
     closed: asyncio.Future[None] = loop.create_future()
-    tasks: set[asyncio.Task] = set()
+    tasks: set[asyncio.Task[Any]] = set()
     done_sessions, last = 0, time.monotonic()
 
     def send(*msg: Any) -> None:

@@ -154,7 +154,7 @@ class CellWorker:
             self.error = str(e)
             return
         # Every model call's usage entry goes back to the driver, which appends it to the run's journal.
-        self.entries: list[dict] = []
+        self.entries: list[dict[str, Any]] = []
         self.p.roles.ledger.journal = self.entries.append
         # Requests to a limited provider take their slot from the cluster-wide limiter too.
         self.p.roles.gate = lambda prefix: RemoteSlots(self.limiter, _this.HOLDER.get(), f"provider:{prefix}")
@@ -163,7 +163,7 @@ class CellWorker:
         return {"pid": os.getpid(), "node": ray.get_runtime_context().get_node_id(), "shared": self.shared,
                 "error": self.error, "active": sorted(self.active)}
 
-    def usage(self) -> tuple[str, int, dict, list[dict]]:
+    def usage(self) -> tuple[str, int, dict[str, Any], list[dict[str, Any]]]:
         """This incarnation's running usage summary, with a sequence number (newest wins), and the
         journal entries recorded since the last report."""
         self.seq += 1
@@ -209,7 +209,7 @@ class RayExecutor(Executor):
         self.workers: list[Any] = []
         self.limiter: Any = None
         self.shared: list[bool] = []
-        self.snapshots: dict[str, tuple[int, dict]] = {}  # worker incarnation -> (seq, usage summary)
+        self.snapshots: dict[str, tuple[int, dict[str, Any]]] = {}  # worker incarnation -> (seq, usage summary)
         self.retried: list[str] = []  # cell keys sent again after their worker died
         self.cells_by_pid: Counter[int] = Counter()  # cells accepted per worker process
         self.load: list[int] = []  # cells in flight per worker
@@ -217,7 +217,7 @@ class RayExecutor(Executor):
         self.processes: set[int] = set()  # every worker process seen (a restart adds one)
         self.locks: list[asyncio.Lock] = []
         self.limiter_stats: dict[str, Any] = {}  # completed sessions; in flight and peak per key
-        self.journal: Callable[[dict], None] = lambda entry: None
+        self.journal: Callable[[dict[str, Any]], None] = lambda entry: None
 
     # -- lifecycle ------------------------------------------------------------------------------
     def connect(self, p: Prepared) -> None:
@@ -236,8 +236,8 @@ class RayExecutor(Executor):
         self.owns_ray = True
 
     def start(self, p: Prepared, store: RunStore) -> dict[str, Any]:
-        nodes = [n for n in ray.nodes() if n.get("Alive")]
-        cpus = int(ray.cluster_resources().get("CPU", 1))
+        nodes = [n for n in ray.nodes() if n.get("Alive")]  # type: ignore[no-untyped-call]
+        cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
         n = self.n_workers or max(1, min(cpus, p.cfg.max_concurrency))
         self.journal = store.journal_usage
         token = uuid.uuid4().hex
@@ -375,7 +375,7 @@ class RayExecutor(Executor):
             self.processes.add(info["pid"])
 
     # -- usage ----------------------------------------------------------------------------------
-    def _add_usage(self, snapshot: tuple[str, int, dict, list[dict]]) -> None:
+    def _add_usage(self, snapshot: tuple[str, int, dict[str, Any], list[dict[str, Any]]]) -> None:
         incarnation, seq, summary, entries = snapshot
         for entry in entries:  # each reported once: the journal a resume recovers usage from
             self.journal(entry)

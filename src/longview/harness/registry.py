@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 
-from longview.harness.suite import Suite
+from longview.harness.suite import AnySuite, Suite
 from longview.kernel.errors import ConfigError
 
 GROUP = "longview.suites"
@@ -18,7 +18,7 @@ def available() -> dict[str, EntryPoint]:
 
 
 @cache
-def load(name: str) -> Suite:
+def load(name: str) -> AnySuite:
     """The suite registered as ``name``, instantiated; a clear error for unknown or broken plugins."""
     eps = available()
     if name not in eps:

@@ -20,8 +20,9 @@ from pydantic import ValidationError
 from longview.kernel.agent import AssistantTurn, Message
 from longview.kernel.errors import ConfigError
 from longview.kernel.models import GenParams, ResponseCache, RetryPolicy, UsageLedger, make_client, make_provider_client
-from longview.kernel.models.client import PROVIDERS, ModelClient
+from longview.kernel.models.contracts import ModelClient
 from longview.kernel.models.prices import Price
+from longview.kernel.models.providers import PROVIDERS
 
 AGENT = "agent"
 
@@ -33,7 +34,7 @@ def default_cache_dir() -> Path:
 def parse_role_params(items: Iterable[str], roles: Iterable[str]) -> dict[str, GenParams]:
     """``role.key=value`` strings (e.g. ``router.temperature=0``) into per-role parameters."""
     known = list(roles)
-    raw: dict[str, dict] = {}
+    raw: dict[str, dict[str, Any]] = {}
     for item in items:
         m = re.fullmatch(r"(\w+)\.(\w+)=(.*)", item.strip())
         if not m or m.group(1) not in known:
@@ -173,7 +174,7 @@ class Gated:
         self.inner, self.roles, self.prefix = inner, roles, prefix
         self.model = inner.model
 
-    async def complete(self, system: str | None, messages: list[Message], tools: list[dict], params: GenParams,
+    async def complete(self, system: str | None, messages: list[Message], tools: list[dict[str, Any]], params: GenParams,
                        trial: int = 0) -> AssistantTurn:
         async with self.roles.gate(self.prefix):
             return await self.inner.complete(system, messages, tools, params, trial)

@@ -36,7 +36,7 @@ from longview.harness.plan import (  # noqa: F401 - the run API in one place
     suite_options,
 )
 from longview.harness.scorecard import Scorecard, as_planned
-from longview.harness.suite import Suite
+from longview.harness.suite import AnySuite
 from longview.kernel.errors import ConfigError
 from longview.kernel.models.usage import add_summaries
 from longview.kernel.runstore import OUTCOMES, SCORECARD, Manifest, RunStore, atomic_write, config_hash
@@ -156,13 +156,13 @@ class _Running:
 class Scored:
     """A run folder scored: the suite's scorecard and each finished cell's session outcomes."""
 
-    suite: Suite
+    suite: AnySuite
     scorecard: Scorecard
     outcomes: dict[str, CellOutcomes]  # cell folder -> its sessions' outcomes
     manifest: Manifest
 
 
-def score_folder(store: RunStore, suite: Suite | None = None, dataset: Dataset | None = None,
+def score_folder(store: RunStore, suite: AnySuite | None = None, dataset: Dataset | None = None,
                  options: BaseModel | None = None) -> Scored:
     """Score every finished cell of a run directory, writing nothing."""
     manifest = store.manifest()
@@ -183,7 +183,7 @@ def score_folder(store: RunStore, suite: Suite | None = None, dataset: Dataset |
     return Scored(suite, sc, outcomes, manifest)
 
 
-def cell_outcomes(suite: Suite, result: str, dataset: Dataset) -> CellOutcomes:
+def cell_outcomes(suite: AnySuite, result: str, dataset: Dataset) -> CellOutcomes:
     """The suite's verdict on each session of one cell; a hook that fails is recorded, not raised
     (the scorecard must not be lost to a report hook)."""
     try:
@@ -192,7 +192,7 @@ def cell_outcomes(suite: Suite, result: str, dataset: Dataset) -> CellOutcomes:
         return CellOutcomes(error=f"{type(e).__name__}: {' '.join(str(e).split())[:300]}")
 
 
-def score(store: RunStore, suite: Suite | None = None, dataset: Dataset | None = None,
+def score(store: RunStore, suite: AnySuite | None = None, dataset: Dataset | None = None,
           options: BaseModel | None = None) -> Scorecard:
     """Score every finished cell of a run directory; write each cell's session outcomes
     (``outcomes.json``), then ``scorecard.json``, so a report reads them and scores nothing."""
@@ -273,7 +273,7 @@ def check_output_folder(out: Path, force: bool) -> None:
         raise ConfigError(f"{out}: folder is not empty; pass --force to write into it")
 
 
-def scorecard_json(sc: Scorecard, manifest: Manifest, suite: Suite | None = None,
+def scorecard_json(sc: Scorecard, manifest: Manifest, suite: AnySuite | None = None,
                    done: Outcome | None = None) -> dict[str, Any]:
     """The suite's scorecard in the common shape, plus what makes it comparable: versions, config
     hash, seed, components, prompt hashes."""
@@ -297,6 +297,6 @@ def scorecard_json(sc: Scorecard, manifest: Manifest, suite: Suite | None = None
     return data
 
 
-def write_json(sc: Scorecard, path: Path, manifest: Manifest, suite: Suite | None = None,
+def write_json(sc: Scorecard, path: Path, manifest: Manifest, suite: AnySuite | None = None,
                done: Outcome | None = None) -> None:
     atomic_write(path, json.dumps(scorecard_json(sc, manifest, suite, done), indent=2), make_parents=False)

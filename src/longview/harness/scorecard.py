@@ -130,7 +130,7 @@ def build_row(
     )
 
 
-def row_order(agent: str, variant: str, variants: list[str]) -> tuple:
+def row_order(agent: str, variant: str, variants: list[str]) -> tuple[bool, str, int, str, str]:
     """Reference agents first, then models by name; variants in the suite's declared order."""
     rank = variants.index(variant) if variant in variants else len(variants)
     return (not agent.startswith("ref:"), agent if not agent.startswith("ref:") else "", rank, variant, agent)

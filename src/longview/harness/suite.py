@@ -15,7 +15,7 @@ import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,6 +31,11 @@ if TYPE_CHECKING:
     from longview.harness.context import CellContext
     from longview.harness.roles import Roles
     from longview.kernel.trace import TraceEvent
+
+
+DatasetT = TypeVar("DatasetT", bound=Dataset)
+OptionsT = TypeVar("OptionsT", bound=BaseModel)
+ResultT = TypeVar("ResultT", bound=BaseModel)
 
 
 class NoOptions(BaseModel):
@@ -81,8 +86,13 @@ def resolve_spec(spec: str, named: Mapping[str, str] | None = None) -> str:
     return spec
 
 
-class Suite(ABC):
-    """One published protocol. Class attributes describe it; methods run and score it."""
+class Suite(ABC, Generic[DatasetT, OptionsT, ResultT]):
+    """One published protocol. Class attributes describe it; methods run and score it.
+
+    Generic in the suite's dataset, options and cell-result types, so a suite written as
+    ``class MySuite(Suite[MyDataset, MyOptions, MyResult])`` gets ``ctx.dataset``,
+    ``ctx.options`` and every argument typed, with no casts. Every method depends only on its
+    arguments: a suite keeps no state between calls (a cell may run in another process)."""
 
     name: ClassVar[str]
     summary: ClassVar[str]
@@ -96,7 +106,7 @@ class Suite(ABC):
     default_max_turns: ClassVar[int] = DEFAULT_MAX_TURNS  # --max-turns when not given (the paper's cap)
 
     @abstractmethod
-    def load_dataset(self, spec: str, options: BaseModel) -> Dataset:
+    def load_dataset(self, spec: str, options: OptionsT) -> DatasetT:
         """Load and fully validate; raise DataError (file, record, field) on bad input."""
 
     def resolve_dataset(self, spec: str) -> str:
@@ -106,37 +116,42 @@ class Suite(ABC):
         return resolve_spec(spec, self.datasets)
 
     @abstractmethod
-    def reference_agent(self, name: str, dataset: Dataset, unit: str) -> Agent:
+    def reference_agent(self, name: str, dataset: DatasetT, unit: str) -> Agent:
         """A fresh scripted reference agent for one cell."""
 
-    def components(self, roles: Roles, options: BaseModel) -> Any:
+    def components(self, roles: Roles, options: OptionsT) -> Any:
         """Shared per-run components (simulated user, judges...): embedded unless ``roles`` has a
         model for them. Returned to every cell as ``ctx.components``."""
         return None
+
+    def components_for(self, roles: Roles, options: OptionsT, dataset: DatasetT) -> Any:
+        """What the harness calls: ``components``, unless they depend on the dataset too (atr's
+        prompt set follows it), then override this instead."""
+        return self.components(roles, options)
 
     def component_names(self, components: Any) -> dict[str, str]:
         """Which implementation plays each role, for the manifest (e.g. router: embedded:keyword-v2)."""
         return {r.name: f"embedded:{r.embedded}" for r in self.roles}
 
-    def default_variants(self, agent: str, options: BaseModel) -> list[str] | None:
+    def default_variants(self, agent: str, options: OptionsT) -> list[str] | None:
         """Variants an agent runs when no --variant is given; None = ``reference_agents[agent]`` for a
         reference agent, ``model_variants`` for a model. Lets a suite option choose variants
         (e.g. prefs' ``-S memory=rag``) or run a reference agent under several."""
         return None
 
-    def sessions(self, cell: Cell, dataset: Dataset, options: BaseModel) -> int:
+    def sessions(self, cell: Cell, dataset: DatasetT, options: OptionsT) -> int:
         """Sessions the cell will run (progress bar; longest cells start first)."""
         return 1
 
     @abstractmethod
-    async def run_cell(self, ctx: CellContext) -> BaseModel:
+    async def run_cell(self, ctx: CellContext[DatasetT, OptionsT]) -> ResultT:
         """Run one cell; write a trace per session through ``ctx``. Return a pydantic result with
         ``status`` ("complete"/"aborted") and ``abort_reason`` (see ``cell.CellResult``); it becomes
         the cell's completion marker. A ``CellAborted`` (a model that keeps failing) may propagate:
         the harness then records the cell as aborted with its reason."""
 
     @abstractmethod
-    def score(self, results: list[str], dataset: Dataset, options: BaseModel, seed: int) -> Scorecard:
+    def score(self, results: list[str], dataset: DatasetT, options: OptionsT, seed: int) -> Scorecard:
         """Score the JSON texts of every finished cell's result, in the one scorecard shape (build
         rows with ``harness.scorecard.build_row``); the harness adds run identity."""
 
@@ -161,6 +176,10 @@ class Suite(ABC):
         """Prompt file -> sha256, recorded in the manifest."""
         return {}
 
+    def prompts_for(self, dataset: DatasetT) -> dict[str, str]:
+        """What the harness calls: ``prompts``, unless they depend on the dataset (override this)."""
+        return self.prompts()
+
     def commands(self) -> typer.Typer | None:
         """Extra commands under ``longview SUITE ...`` (generate, calibrate, inspect)."""
         return None
@@ -171,7 +190,8 @@ class Suite(ABC):
         checks every failure is one clean message; None opts the suite out of dataset fuzzing."""
         return None
 
-    def estimate(self, cells: list[Cell], dataset: Dataset, roles: Roles, options: BaseModel) -> dict[str, tuple[int, int]]:
+    def estimate(self, cells: list[Cell], dataset: DatasetT, roles: Roles,
+                 options: OptionsT) -> dict[str, tuple[int, int]]:
         """--dry-run: role -> (estimated calls, estimated input tokens). Default: unknown (empty)."""
         return {}
 
@@ -180,7 +200,10 @@ class Suite(ABC):
         generic report (tables, forest plots, breakdowns, traces) is always there. Default: none."""
         return []
 
-    def session_outcomes(self, result: str, dataset: Dataset) -> dict[str, SessionOutcome]:
+    def session_outcomes(self, result: str, dataset: DatasetT) -> dict[str, SessionOutcome]:
         """Session id -> outcome, from one finished cell's result JSON, so a report can link a
         failed session to its transcript. Default: none (sessions are listed without outcome)."""
         return {}
+
+
+AnySuite = Suite[Any, Any, Any]  # what the harness holds: any suite, whatever its types

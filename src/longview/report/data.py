@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from longview.harness.cell import CellOutcomes
 from longview.harness.scorecard import upgrade_json
-from longview.harness.suite import Suite
+from longview.harness.suite import AnySuite
 from longview.kernel.errors import DataError, LongviewError
 from longview.kernel.runstore import MARKER, OUTCOMES, SCORECARD, RunStore
 
@@ -65,7 +65,7 @@ class RunData:
     label: str
     manifest: dict[str, Any]
     scorecard: dict[str, Any]
-    suite: Suite | None
+    suite: AnySuite | None
     cells: dict[str, CellInfo]
     sessions: list[Session]
     texts: dict[str, dict[str, str]]  # cell -> session id -> raw JSONL transcript
@@ -94,7 +94,7 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data
 
 
-def _load_suite(name: str) -> Suite | None:
+def _load_suite(name: str) -> AnySuite | None:
     from longview.harness import registry
 
     try:
@@ -103,7 +103,7 @@ def _load_suite(name: str) -> Suite | None:
         return None
 
 
-def _scorecard(root: Path, manifest: dict[str, Any], suite: Suite | None) -> tuple[dict[str, Any], Scored | None]:
+def _scorecard(root: Path, manifest: dict[str, Any], suite: AnySuite | None) -> tuple[dict[str, Any], Scored | None]:
     """The run's scorecard.json; a partial run without one is scored here, in memory (nothing is
     written into the run directory), and that scoring is returned for its session outcomes."""
     path = root / SCORECARD

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from longview.harness.suite import ProfileSpec, Section, Suite
+from longview.harness.suite import AnySuite, ProfileSpec, Section
 
 
-def profile_spec(suite: Suite) -> ProfileSpec:
+def profile_spec(suite: AnySuite) -> ProfileSpec:
     return suite.profile
 
 
-def report_sections(suite: Suite | None, scorecard: dict[str, Any]) -> list[Section]:
+def report_sections(suite: AnySuite | None, scorecard: dict[str, Any]) -> list[Section]:
     """The suite's own report sections (they read only the scorecard JSON); none without the suite."""
     return suite.report_sections(scorecard) if suite is not None else []

@@ -15,7 +15,7 @@ from typing import Any
 
 from longview.harness import registry
 from longview.harness.options import RunConfig
-from longview.harness.suite import ProfileSpec, Suite
+from longview.harness.suite import AnySuite, ProfileSpec
 from longview.kernel.errors import LongviewError
 from longview.kernel.models.prices import ASSUMED_OUTPUT_TOKENS, estimate_usd, lookup_price
 from longview.kernel.runstore import safe_name
@@ -28,7 +28,7 @@ __all__ = ["ASSUMED_OUTPUT_TOKENS"]  # re-exported for the profile command's not
 
 @dataclass
 class Planned:
-    suite: Suite
+    suite: AnySuite
     spec: ProfileSpec
     cfg: RunConfig
 
@@ -85,7 +85,7 @@ def _num(x: Any) -> float | None:
     return x if isinstance(x, (int, float)) and not isinstance(x, bool) else None
 
 
-def headline(run: RunData | None, suite: Suite, spec: ProfileSpec, model: str, note: str = "") -> dict[str, Any]:
+def headline(run: RunData | None, suite: AnySuite, spec: ProfileSpec, model: str, note: str = "") -> dict[str, Any]:
     """The profile line of one suite: the model's headline value and where it sits between the
     reference floor and ceiling."""
     label = spec.label or suite.name

@@ -73,15 +73,8 @@ class ATRSuite(Suite):
     }
     profile = report_hooks.PROFILE
 
-    def __init__(self) -> None:
-        # The prompt set follows the dataset: the release's own on an atrbench checkout that has
-        # them. load_dataset (always first in a run) sets it; components and prompts read it.
-        self._prompts = prompt_set(BUILTIN)
-
     def load_dataset(self, spec: str, options: BaseModel) -> Dataset:
-        dataset = load_dataset(spec)
-        self._prompts = prompt_set(spec)
-        return dataset
+        return load_dataset(spec)
 
     def sample_dataset(self, folder: Path) -> str:
         """Two builtin episodes cut to two rules and two learning sessions, as a plain episode
@@ -103,8 +96,9 @@ class ATRSuite(Suite):
     def reference_agent(self, name: str, dataset: Any, unit: str) -> Agent:
         return make_reference_agent(name, dataset.episode(unit))
 
-    def components(self, roles: Roles, options: BaseModel) -> Scaffold:
-        return scaffold_for(roles, self._prompts)
+    def components_for(self, roles: Roles, options: BaseModel, dataset: Dataset) -> Scaffold:
+        # The prompt set follows the dataset: the release's own on an atrbench checkout that has them.
+        return scaffold_for(roles, prompt_set(dataset.name))
 
     def component_names(self, components: Scaffold) -> dict[str, str]:
         return components.names()
@@ -149,8 +143,9 @@ class ATRSuite(Suite):
 
         return trace_lines(events, to_user=frozenset({SEND_TO_USER.name}))
 
-    def prompts(self) -> dict[str, str]:
-        return {f"{self._prompts.name}:{f}": h for f, h in self._prompts.hashes.items()}
+    def prompts_for(self, dataset: Dataset) -> dict[str, str]:
+        prompts = prompt_set(dataset.name)
+        return {f"{prompts.name}:{f}": h for f, h in prompts.hashes.items()}
 
     def commands(self) -> typer.Typer:
         from longview.suites.atr.commands import app

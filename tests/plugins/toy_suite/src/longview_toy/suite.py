@@ -12,7 +12,6 @@ import asyncio
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -121,7 +120,7 @@ class Protocol:
         return UserTurn(text="thanks", end=True)
 
 
-class ToySuite(Suite):
+class ToySuite(Suite[ToyDataset, ToyOptions, ToyResult]):
     name = "toy"
     summary = "sums in separate sessions (a test suite outside longview)"
     Options = ToyOptions
@@ -131,7 +130,7 @@ class ToySuite(Suite):
     model_variants = ("plain",)
     datasets = {"builtin": "four units of three sums", "PATH": "a folder of unit JSON files"}
 
-    def load_dataset(self, spec: str, options: BaseModel) -> ToyDataset:
+    def load_dataset(self, spec: str, options: ToyOptions) -> ToyDataset:
         if spec == "builtin":
             units = BUILTIN
             raw = json.dumps([u.model_dump() for u in units]).encode()
@@ -149,27 +148,27 @@ class ToySuite(Suite):
                     raise DataError.from_error(str(f), f.stem, list(err["loc"]), err) from None
         return ToyDataset(name=spec, sha256=hashlib.sha256(raw).hexdigest(), units=units)
 
-    def reference_agent(self, name: str, dataset: Any, unit: str):
+    def reference_agent(self, name: str, dataset: ToyDataset, unit: str) -> Right:
         return Right() if name == "ref:right" else Wrong(0)
 
-    def components(self, roles: Roles, options: BaseModel) -> dict[str, str]:
+    def components(self, roles: Roles, options: ToyOptions) -> dict[str, str]:
         return {"grader": f"llm:{roles.model('grader')}" if roles.model("grader") else "embedded:exact"}
 
     def component_names(self, components: dict[str, str]) -> dict[str, str]:
         return components
 
-    def sessions(self, cell: Cell, dataset: Any, options: BaseModel) -> int:
+    def sessions(self, cell: Cell, dataset: ToyDataset, options: ToyOptions) -> int:
         return len(dataset.unit(cell.unit).questions)
 
-    async def run_cell(self, ctx: CellContext) -> ToyResult:
-        unit = ctx.dataset.unit(ctx.cell.unit)  # type: ignore[attr-defined]
+    async def run_cell(self, ctx: CellContext[ToyDataset, ToyOptions]) -> ToyResult:
+        unit = ctx.dataset.unit(ctx.cell.unit)
         k = 2 if ctx.cell.variant == "doubled" else 1
         if isinstance(ctx.agent, Wrong):
-            ctx.agent.offset = ctx.options.offset or 1  # type: ignore[attr-defined]
+            ctx.agent.offset = ctx.options.offset or 1
 
         async def one(i: int, q: Question) -> int | None:
             async with ctx.session():
-                await asyncio.sleep(ctx.options.delay)  # type: ignore[attr-defined]
+                await asyncio.sleep(ctx.options.delay)
                 proto, trace = Protocol(), ctx.trace(f"q{i}")
                 try:
                     await run_session(ctx.agent, Toolkit([]), proto, system="Add the numbers.",
@@ -183,7 +182,7 @@ class ToySuite(Suite):
         return ToyResult(agent=ctx.cell.agent, variant=ctx.cell.variant, unit=ctx.cell.unit, trial=ctx.cell.trial,
                          answers=answers)
 
-    def score(self, results: list[str], dataset: Any, options: BaseModel, seed: int) -> Scorecard:
+    def score(self, results: list[str], dataset: ToyDataset, options: ToyOptions, seed: int) -> Scorecard:
         slots: dict[tuple[str, str], dict[str, list[dict[str, float | None]]]] = {}
         aborted: dict[tuple[str, str], dict[str, str]] = {}
         for text in results:
