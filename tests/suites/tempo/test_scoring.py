@@ -113,12 +113,13 @@ def test_depths_and_tc_components(sc):
         env.place_order("ITEM-9")  # the NOOP task's wrong move, not delegated: refused, still an attempt
     by = {t.task: t for t in task_scores(sc, "planner", env.world)}
     t05, t07 = by["t05"], by["t07"]
-    assert (t05.expected, t05.chosen, t05.evidence, t05.outputs, t05.constraints, t05.tc_rules) == ("prepare", "prepare", 1.0, 1.0, 1.0, 1.0)
+    assert (t05.expected, t05.chosen, t05.evidence, t05.outputs, t05.constraints, t05.tc_rules) == \
+        ("prepare", "prepare", 1.0, 0.0, 1.0, pytest.approx(2 / 3))  # idle-time task drafted while the user is up: no output credit
     assert (t07.expected, t07.chosen, t07.evidence, t07.outputs) == ("noop", "execute", 0.0, 0.0)
     assert t07.constraints is None and t07.semantics is None and t07.completion is None  # never judged here
     s = score_run(sc, "planner", env.world)
     assert s.tr_d == 0.5
-    assert s.tc_rules == pytest.approx((1.0 * 1 + 0.0 * 1) / 2) and s.tc is None  # no judge: no 5-component TC
+    assert s.tc_rules == pytest.approx((2 / 3 * 1 + 0.0 * 1) / 2) and s.tc is None  # no judge: no 5-component TC
 
 
 def test_approved_execution_counts_as_suggest_and_unapproved_as_execute(sc):

@@ -14,9 +14,11 @@ All of them schedule their own wake-ups for time-triggered tasks at the first ac
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta
 from typing import Any
 
 from longview.kernel.agent import AssistantTurn, Message, Observation, ToolCall
+from longview.suites.tempo import timing
 from longview.suites.tempo.approval import _describe
 from longview.suites.tempo.model import Scenario, Task
 
@@ -85,6 +87,8 @@ class ReferenceAgent:
         if kind == "wakeup" and ref.startswith("deferred: "):
             dw = sc.decision_window
             return [sc.task(dw.competing)]
+        if kind == "wakeup" and ref.startswith("idle: "):
+            return [t for t in sc.tasks if ref == f"idle: {t.title}"]
         if kind == "wakeup":
             return [t for t in sc.tasks if t.at is not None and ref == f"scheduled: {t.title}"]
         return []
@@ -124,6 +128,10 @@ class ReferenceAgent:
                                         plan=f"{competing.title}: handle it when {dw.resource} is free, before it is due.",
                                         until=dw.feasible_from.isoformat()))
                 continue
+            if self.mode == "oracle" and t.idle and kind == "event":  # idle-time work: do it while the user sleeps
+                night = timing.next_sleep(self.scenario.availability, obs_time(obs)) + timedelta(minutes=30)
+                calls.append(self._call("schedule_wakeup", at=night.isoformat(), note=f"idle: {t.title}"))
+                continue
             calls += self._work(t)
         return calls
 
@@ -156,6 +164,12 @@ class ReferenceAgent:
                 if d.get("decision") == "approve":
                     out.append(self._call(d["tool"], **d["args"]))
         return out
+
+
+def obs_time(obs: Observation) -> datetime:
+    """The simulated time the briefing states."""
+    m = re.search(r"\((\d{4}-\d{2}-\d{2}T\d{2}:\d{2})\)", obs.messages[0].content or "")
+    return datetime.fromisoformat(m.group(1)) if m else datetime.min
 
 
 def _describe_call(a: dict[str, Any]) -> str:

@@ -323,6 +323,7 @@ def build(f: Fill, seed: int = 0, slot: int = 0) -> Scenario:
         task("t04", "scheduled", "SPE", T(3, "12:00"), ["CHK-1", short(f.check.title)], at_=T(3, "09:00"), action="A4", title=f.check.title,
              evidence=["CHK-1"]),
         task("t05", "prepare", "PPP", at(4, "08:00"), ["DOC-1", short(f.doc.title)], trigger="e05", action="A5", title=f"Prepare: {f.doc.title}",
+             idle=True,
              evidence=["DOC-1"], include=[f.prep_fact]),
         task("t06", "present", "SSE", T(4, "13:00"), ["DOC-1", short(f.doc.title)], trigger="e06", action="A5", title=f"Present: {f.doc.title}",
              evidence=["DOC-1"], include=[f.prep_fact], weight=1.5),

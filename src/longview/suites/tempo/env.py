@@ -32,6 +32,12 @@ from longview.suites.tempo.world import (
 )
 
 Schedule = Callable[[datetime, str, str], None]  # (when, kind, ref): a future activation
+ANSWERS = {  # the user's answer to a clarifying question about one task, by how far they want the agent to go
+    "execute": "Yes, just go ahead and do it; no need to ask me about that.",
+    "suggest": "Send me the exact change as an approval request and I'll decide.",
+    "prepare": "Just get it ready for now; don't bring it to me or change anything yet.",
+    "noop": "No need, that's already been taken care of.",
+}
 
 
 class TempoEnv(Toolkit):
@@ -281,7 +287,25 @@ class TempoEnv(Toolkit):
         when = timing.next_wake(self.scenario.availability, now)
         self.world.deliveries.append(Delivery(sent=now, delivered=when, text=text))
         self._log("message", "send_message", {}, text=text)
+        if "?" in text and self._status(now) == "awake":
+            answer = self.answer(text)
+            self.replies.append(answer)
+            self.world.user_said(now, "reply", answer)
         return {"sent": True, "delivered_at": when.isoformat(), "user_status": self._status(now)}
+
+    def answer(self, question: str) -> str:
+        """The user's answer to a clarifying question, from what the persona knows: how far they want
+        the agent to go with the one live task whose change the question names (their expected depth,
+        which already reflects their own later instructions), or a request to say which one."""
+        from longview.suites.tempo.attribution import proposes
+
+        now = self.now()
+        named = {t.action for t in self.scenario.tasks if proposes(question, self.scenario, t)}
+        live = [t for t in self.scenario.tasks if t.id in self.world.active and self.world.active[t.id] <= now <= t.due
+                and proposes(question, self.scenario, t)]
+        if len(named) != 1 or not live:
+            return "I'm not sure which thing you mean; ask me about one item at a time."
+        return ANSWERS[live[0].depth[self.persona]]
 
     def request_approval(self, message: str, actions: list[dict[str, Any]]) -> dict:
         now, av = self.now(), self.scenario.availability

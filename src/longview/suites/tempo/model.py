@@ -224,6 +224,8 @@ class Task(_Strict):
     stated: dict[str, Depth] = Field(default_factory=dict, description="Depth the stated policy alone implies, where feedback changed it.")
     response: dict[str, Response] = Field(default_factory=dict, description="Persona's answer to an approval request (default approve).")
     weight: float = Field(default=1.0, gt=0, description="Task weight v_t in TC.")
+    idle: bool = Field(default=False, description="Its value depends on being done in idle time (while the user sleeps): "
+                       "outputs credit only work done then.")
     output: Literal["change", "message"] = Field(default="change", description="At suggest depth: 'change' needs an approval "
                                                  "request listing the action; 'message' is satisfied by presenting it in a message.")
 

@@ -73,11 +73,14 @@ class RunScore(BaseModel):
     judge_failures: dict[str, int] = Field(default_factory=dict, description="Judgments that stayed unusable after a retry, per judge.")
 
 
-def _outputs(task: Task, expected: str, c: Credit, world: TempoWorld) -> float:
-    """Outputs that do what the task needs, at the chosen depth."""
+def _outputs(task: Task, expected: str, c: Credit, world: TempoWorld, scenario: Scenario) -> float:
+    """Outputs that do what the task needs, at the chosen depth (for an idle-time task: work done
+    while the user slept; the same work done while they are awake competes for their evening)."""
     acts = [world.log[i] for i in c.acts]
     if expected == "noop":
         return 1.0 if c.depth == "noop" else 0.0
+    if task.idle and not any(timing.asleep(scenario.availability, a.at) for a in acts):
+        return 0.0
     if c.depth == "execute":
         return 1.0 if any(a.kind == "execute" and a.ok for a in acts) else 0.0
     if c.depth == "suggest":
@@ -142,7 +145,7 @@ def task_scores(scenario: Scenario, persona: str, world: TempoWorld, until: date
             continue
         t = scenario.task(tid)
         expected = t.depth[persona]
-        ev, outp, con = _evidence(t, expected, c, world), _outputs(t, expected, c, world), _constraints(t, c, world)
+        ev, outp, con = _evidence(t, expected, c, world), _outputs(t, expected, c, world, scenario), _constraints(t, c, world)
         close = world.closed.get(tid, t.due)
         out.append(TaskScore(task=tid, kind=t.kind, weight=t.weight, expected=expected, chosen=c.depth,
                              evidence=ev, outputs=outp, constraints=con, tc_rules=_mean([ev, outp, con]),
