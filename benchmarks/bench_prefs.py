@@ -41,8 +41,8 @@ def checks(sc) -> list[tuple[str, bool]]:
         ("ref:recency carry-over > ref:contextual", g("ref:recency", "none", "carry_over") > g("ref:contextual", "none", "carry_over")),
         ("ref:recency PET > ref:habits", g("ref:recency", "none", "pet") > g("ref:habits", "none", "pet")),
         ("ref:contextual CS > ref:recency", g("ref:contextual", "none", "cs") > g("ref:recency", "none", "cs")),
-        ("ref:reader PSA none < rag, none < file < oracle: " + ", ".join(f"{k} {v:.3f}" for k, v in r.items()),
-         r["none"] < r["rag"] and r["none"] < r["file"] < r["oracle"]),
+        ("ref:reader PSA none <= rag < file < oracle: " + ", ".join(f"{k} {v:.3f}" for k, v in r.items()),
+         r["none"] <= r["rag"] < r["file"] < r["oracle"]),
         (f"leakage audit {sc.extra['leakage_total']} leaks", sc.extra["leakage_total"] == 0),
     ]
 

@@ -1,11 +1,19 @@
 """``mem0``: drives Mem0's own API (``mem0ai``) with a local Qdrant store — an optional extra,
-``pip install 'longview[mem0]'``.
+``pip install 'longview[mem0]'``. Two modes, disclosed in the scorecard:
 
-Offline by default: the same exchange documents as ``rag`` are added with ``infer=False`` (no LLM extracts facts) and embedded by
-:class:`HashingEmbeddings`, a deterministic bag-of-stemmed-words feature-hashing embedding this
-adapter supplies. Name a real LangChain embedding with ``embedding="module:Class"`` to use one.
-Search is ``search(query, filters={"user_id": ...}, top_k=10)``; hits are kept within the same
-4,000-token budget as ``rag``. Snapshots are the stored chunks; a restore rebuilds the collection.
+* **LLM extraction** (as the paper runs Mem0) when a model is given for the memory role
+  (``--memory-model M``, an OpenAI-compatible provider): each finished session's user and
+  assistant messages go to ``add(messages, infer=True)``, and Mem0's own LLM calls (through its
+  OpenAI client, at the provider's endpoint or ``--api-base``) extract and update the memories it
+  stores. Those calls are Mem0's, not longview's: they are not cached or counted in usage.jsonl.
+* **Plain store** (offline default): the raw-message documents of ``rag`` are added with
+  ``infer=False``; no LLM runs.
+
+Embedding: :class:`HashingEmbeddings` (deterministic bag-of-stemmed-words feature hashing) unless a
+real LangChain embedding is named with ``embedding="module:Class"`` (shared with ``rag``). Search
+is ``search(query, filters={"user_id": ...}, top_k=10)``; hits are kept within the same
+4,000-token budget as ``rag``. Snapshots are what was added; a restore rebuilds the collection
+(re-running extraction in LLM mode).
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from longview.kernel.agent import Message
 from longview.kernel.errors import ConfigError
 from longview.kernel.tools import Toolkit
 from longview.memory.base import MemorySnapshot
-from longview.memory.rag import TOKEN_BUDGET, TOP_K, _toks, exchanges, retrieved_context, within_budget
+from longview.memory.rag import TOKEN_BUDGET, TOP_K, _toks, raw_messages, retrieved_context, within_budget
 
 DIM = 256
 
@@ -76,7 +84,8 @@ class Mem0Memory:
 
     name = "mem0"
 
-    def __init__(self, embedding: str | None = None, dims: int | None = None, user_id: str = "longview") -> None:
+    def __init__(self, embedding: str | None = None, dims: int | None = None, user_id: str = "longview",
+                 llm: dict[str, str] | None = None) -> None:
         try:
             from mem0 import Memory
         except ImportError as e:
@@ -93,7 +102,8 @@ class Mem0Memory:
             self.dims = dims or len(self.embedder.embed_query("dimension probe"))
         else:
             self.embedder, self.dims = make_hashing_embeddings(), DIM
-        self.chunks: list[str] = []
+        self.llm = llm  # {"model", "base_url", "api_key"}: LLM extraction; None: plain store
+        self.chunks: list[Any] = []  # what was added: documents (plain store) or sessions' messages (extraction)
         self._mem: Any = None  # a mem0 Memory once _client() has built it
         self._dir: str | None = None
 
@@ -105,7 +115,10 @@ class Mem0Memory:
                     "collection_name": "longview", "path": os.path.join(self._dir, "qdrant"),
                     "embedding_model_dims": self.dims, "on_disk": False}},
                 "embedder": {"provider": "langchain", "config": {"model": self.embedder}},
-                "llm": {"provider": "openai", "config": {"api_key": "unused-offline", "model": "unused"}},
+                "llm": {"provider": "openai", "config": (
+                    {"api_key": self.llm.get("api_key") or "unused", "model": self.llm["model"],
+                     "openai_base_url": self.llm["base_url"], "temperature": 0.0} if self.llm
+                    else {"api_key": "unused-offline", "model": "unused"})},
                 "history_db_path": os.path.join(self._dir, "history.db"),
             }
             self._mem = self._Memory.from_config(config)
@@ -113,11 +126,25 @@ class Mem0Memory:
                 self._add(c)
         return self._mem
 
-    def _add(self, text: str) -> None:
-        self._mem.add([{"role": "user", "content": text}], user_id=self.user_id, infer=False)
+    @property
+    def mode(self) -> str:
+        """Disclosed in the scorecard."""
+        return f"LLM extraction ({self.llm['model']})" if self.llm else "plain store (infer=False, no LLM)"
+
+    def _add(self, item: Any) -> None:
+        if self.llm:
+            self._mem.add(item, user_id=self.user_id, infer=True)
+        else:
+            self._mem.add([{"role": "user", "content": item}], user_id=self.user_id, infer=False)
 
     def observe(self, session_id: str, messages: list[Message], *, when: str | None = None) -> None:
-        new = exchanges(messages, f"[{when or session_id}]")
+        if self.llm:  # the conversation as Mem0 takes it: user and assistant turns with text
+            head = f"[{when or session_id}] "
+            convo = [{"role": m.role, "content": (head if i == 0 else "") + (m.content or "")}
+                     for i, m in enumerate(x for x in messages if x.role in ("user", "assistant") and x.content)]
+            new: list[Any] = [convo] if convo else []
+        else:
+            new = raw_messages(messages, f"[{when or session_id}]")
         client = self._client()
         for c in new:
             self.chunks.append(c)
@@ -139,7 +166,7 @@ class Mem0Memory:
         return None
 
     def snapshot(self) -> MemorySnapshot:
-        return list(self.chunks)
+        return list(self.chunks)  # documents, or (extraction) the sessions' messages
 
     def restore(self, snap: MemorySnapshot) -> None:
         self.close()

@@ -1,15 +1,19 @@
-"""``rag``: BM25 over the raw messages of earlier sessions (the ``bm25s`` library).
+"""``rag``: simple RAG over the raw messages of earlier sessions — BM25 (``bm25s``) by default,
+or a dense text embedding shared with Mem0 when one is named (``embedding="module:Class"``, any
+object with LangChain's ``embed_documents`` / ``embed_query``).
 
-Documents are the raw messages of finished sessions grouped by exchange: each user message together
-with the assistant output it answers (tool calls, tool results, delivered text since the previous
-user message), headed by the session's date and label; the opening request is its own document. At
-decision time the query (the opening request) retrieves the top 10 documents with a positive
-score, kept in rank order while they fit a 4,000-token budget.
+The document unit is fixed by the paper's description of simple RAG (it stores and searches raw
+messages, §4): one document per raw message of a finished session — a user message, an assistant
+message (its text and tool calls), a tool result — headed by the session's date and context. It
+is not chosen by how well a reference agent does with it. At decision time the query (the
+opening request) retrieves the top 10 documents with a positive score (BM25) or the 10 nearest
+(embedding), kept in rank order while they fit a 4,000-token budget.
 """
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from longview.kernel.agent import Message
 from longview.kernel.tools import Toolkit
@@ -58,38 +62,59 @@ def _line(m: Message) -> list[str]:
     return out
 
 
-def exchanges(messages: list[Message], head: str) -> list[str]:
-    """One document per user message, with the assistant output (calls, results, text) before it."""
-    docs, cur = [], []
-    for m in messages:
-        lines = _line(m)
-        cur += lines
-        if m.role == "user" and lines:
-            docs.append(head + "\n" + "\n".join(cur))
-            cur = []
-    if cur:
-        docs.append(head + "\n" + "\n".join(cur))
-    return docs
+def raw_messages(messages: list[Message], head: str) -> list[str]:
+    """One document per raw message (the paper's unit for simple RAG), headed by the session."""
+    return [head + "\n" + "\n".join(lines) for m in messages if (lines := _line(m))]
 
 
 def _toks(text: str) -> list[str]:
     return [stem(t) for t in tokens(text)]
 
 
+def load_embedding(spec: str) -> Any:
+    """A dense text embedding named ``module:Class`` (LangChain's Embeddings interface)."""
+    import importlib
+
+    from longview.kernel.errors import ConfigError
+
+    mod, _, cls = spec.partition(":")
+    try:
+        return getattr(importlib.import_module(mod), cls)()
+    except (ImportError, AttributeError, ValueError) as e:
+        raise ConfigError(f"embedding {spec!r} (-S embedding=module:Class): cannot load it ({e})") from None
+
+
 class RagMemory:
-    """BM25 retrieval over chunks of raw messages."""
+    """Simple RAG over raw messages: BM25, or cosine similarity of a dense embedding."""
 
     name = "rag"
 
-    def __init__(self, top_k: int = TOP_K, budget: int = TOKEN_BUDGET) -> None:
+    def __init__(self, top_k: int = TOP_K, budget: int = TOKEN_BUDGET, embedding: str | None = None) -> None:
         self.docs: list[str] = []
         self.top_k, self.budget = top_k, budget
         self._index = None
         self._indexed = 0
         self._toks: list[list[str]] = []
+        self.embedding_spec = embedding
+        self._embedder = load_embedding(embedding) if embedding else None
+        self._vecs: list[list[float]] = []
+
+    @property
+    def retrieval(self) -> str:
+        """What ranks documents (disclosed in the scorecard)."""
+        return f"dense embedding {self.embedding_spec}" if self.embedding_spec else "BM25 (bm25s)"
 
     def observe(self, session_id: str, messages: list[Message], *, when: str | None = None) -> None:
-        self.docs += exchanges(messages, f"[{when or session_id}]")
+        self.docs += raw_messages(messages, f"[{when or session_id}]")
+
+    def _dense(self, query: str) -> list[str]:
+        assert self._embedder is not None  # only called with an embedding
+        if len(self._vecs) < len(self.docs):
+            self._vecs += [_unit(v) for v in self._embedder.embed_documents(self.docs[len(self._vecs):])]
+        q = _unit(self._embedder.embed_query(query))
+        scores = [sum(a * b for a, b in zip(q, v, strict=False)) for v in self._vecs]
+        order = sorted(range(len(self.docs)), key=lambda i: (-scores[i], i))[: self.top_k]
+        return within_budget([self.docs[i] for i in order], self.budget)
 
     def _ensure(self):
         if self._index is None or self._indexed != len(self.docs):
@@ -105,6 +130,8 @@ class RagMemory:
     def search(self, query: str) -> list[str]:
         if not self.docs or not query.strip():
             return []
+        if self._embedder is not None:
+            return self._dense(query)
         idx = self._ensure()
         q = _toks(query) or ["_"]
         k = min(self.top_k, len(self.docs))
@@ -123,11 +150,17 @@ class RagMemory:
 
     def restore(self, snap: MemorySnapshot) -> None:
         self.docs = list(snap or [])
-        self._index, self._indexed, self._toks = None, 0, []
+        self._index, self._indexed, self._toks, self._vecs = None, 0, [], []
 
     def fork(self) -> RagMemory:
         m = RagMemory(self.top_k, self.budget)
+        m.embedding_spec, m._embedder = self.embedding_spec, self._embedder
         m.docs = list(self.docs)
         m._index, m._indexed = self._index, self._indexed  # read-only sharing until it changes
-        m._toks = list(self._toks)
+        m._toks, m._vecs = list(self._toks), list(self._vecs)
         return m
+
+
+def _unit(v: list[float]) -> list[float]:
+    n = sum(x * x for x in v) ** 0.5 or 1.0
+    return [x / n for x in v]

@@ -15,10 +15,12 @@ GROUP = "longview.memory"
 BUILTIN: dict[str, tuple[str, str]] = {
     "none": ("longview.memory.simple:NoMemory", "nothing carried across sessions"),
     "file": ("longview.memory.simple:FileMemory", "a MEMORY.md the agent reads in context and edits with tools"),
-    "rag": ("longview.memory.rag:RagMemory", "BM25 over raw messages, top 10 within 4,000 tokens"),
+    "rag": ("longview.memory.rag:RagMemory", "simple RAG over raw messages (BM25, or a named dense embedding), "
+            "top 10 within 4,000 tokens"),
     "oracle": ("longview.memory.simple:OracleMemory", "the target setting and its definition (upper bound)"),
     "transcript": ("longview.memory.simple:DatedTranscriptMemory", "every earlier session's transcript, dated, in order"),
-    "mem0": ("longview.memory.mem0:Mem0Memory", "Mem0's own API, local vector store (extra: longview[mem0])"),
+    "mem0": ("longview.memory.mem0:Mem0Memory", "Mem0's own API, local vector store; LLM extraction with a memory "
+             "model, else a plain store (extra: longview[mem0])"),
 }
 
 

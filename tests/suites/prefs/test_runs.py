@@ -37,7 +37,8 @@ def test_reference_agents_and_memories_order(tmp_path):
     rec, ctx, hab = m[("ref:recency", "none")], m[("ref:contextual", "none")], m[("ref:habits", "none")]
     assert rec["carry_over"] > ctx["carry_over"] and rec["pet"] > hab["pet"] and ctx["cs"] > rec["cs"]
     r = {v: m[("ref:reader", v)]["psa"] for v in ("none", "rag", "file", "oracle")}
-    assert r["none"] < r["rag"] and r["none"] < r["file"] < r["oracle"]
+    # simple RAG over raw messages does not beat No Memory (the paper's finding; the unit is the paper's)
+    assert r["none"] <= r["rag"] < r["file"] < r["oracle"]
     assert all(row.extra["leakage"]["leaks"] == 0 and row.extra["leakage"]["messages"] > 100 for row in sc.rows)
     assert sc.rows[0].extra["counts"]["capability_failures"] == 0
     # memoryless agents do not carry over (errors without evidence are errors), and CS + carry-over

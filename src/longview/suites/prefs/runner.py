@@ -81,6 +81,7 @@ class PrefsCellResult(BaseModel):
     abort_reason: str | None = Field(default=None, description="Why the cell aborted.")
     agent: str = Field(description="Agent.")
     memory: str = Field(description="Memory system.")
+    memory_info: str = Field(default="", description="What the memory system ran as (retrieval method, Mem0 mode).")
     user: str = Field(description="User.")
     trial: int = Field(default=0, description="Trial.")
     probes: list[ProbeRecord] = Field(default_factory=list, description="Probe outcomes.")

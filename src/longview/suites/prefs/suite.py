@@ -24,8 +24,8 @@ MEMORIES = {
     "none": "no memory: nothing carried across sessions",
     "oracle": "the target setting and its definition, given at each decision (upper bound)",
     "file": "a MEMORY.md the agent reads in context (4,000-token head) and edits with tools",
-    "rag": "BM25 (bm25s) over raw messages of earlier sessions, top 10 within 4,000 tokens",
-    "mem0": "Mem0's own API, local Qdrant store, deterministic offline embedding (needs the mem0 extra of longview)",
+    "rag": "simple RAG over raw messages (one document per message): BM25 offline, or -S embedding=module:Class; top 10 within 4,000 tokens",
+    "mem0": "Mem0's own API, local Qdrant store: LLM extraction with --memory-model, else a plain store (needs the mem0 extra)",
     "transcript": "every earlier session's raw transcript (no budget; for comparisons)",
 }
 READER_DEFAULT = ["none", "rag", "file", "oracle"]
@@ -51,7 +51,9 @@ class PrefsOptions(BaseModel):
     seed: int = Field(default=7, description="Generator seed of the built-in dataset.")
     users: int = Field(default=4, ge=1, le=6, description="Users generated for the built-in dataset.")
     trace: bool = Field(default=True, description="Write a transcript per session.")
-    embedding: str | None = Field(default=None, description="mem0 only: a LangChain embedding 'module:Class'.")
+    embedding: str | None = Field(default=None, description="rag and mem0: one dense text embedding 'module:Class' "
+                                  "(LangChain's Embeddings interface) shared by both; default: BM25 (rag), offline "
+                                  "feature hashing (mem0).")
 
     @field_validator("memory", mode="before")
     @classmethod
@@ -68,6 +70,24 @@ class Components(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
     wording: Any = None
     judge: Any = None
+    memory_llm: dict[str, str] | None = None  # Mem0's extraction model: {"model", "base_url", "api_key"}
+
+
+def memory_llm(roles: Roles) -> dict[str, str] | None:
+    """Where Mem0's own OpenAI client reaches the memory role's model (None: no model given)."""
+    import os
+
+    from longview.kernel.models.providers import split_model
+
+    model = roles.model("memory")
+    if not model:
+        return None
+    spec, name = split_model(model)
+    base = roles.api_base or spec.api_base
+    if spec.backend != "openai_compat" or not base:
+        raise ConfigError(f"--memory-model {model}: Mem0's extraction needs an OpenAI-compatible provider with an "
+                          "endpoint (e.g. openai/..., hosted_vllm/... with --api-base)")
+    return {"model": name, "base_url": base, "api_key": os.environ.get(spec.key_env or "", "") if spec.key_env else ""}
 
 
 USER_SYSTEM = ("You reword what a person says to their assistant. Keep the meaning and every fact; do not add "
@@ -84,6 +104,8 @@ class PrefsSuite(Suite):
                  embedded="verbatim"),
         RoleSpec(name="judge", description="scores BRS from the delivered replies and trajectory",
                  embedded="checks"),
+        RoleSpec(name="memory", description="Mem0's fact-extraction LLM (--memory mem0; OpenAI-compatible providers); "
+                 "without it Mem0 runs as a plain store", embedded="none"),
     )
     reference_agents = {"ref:habits": "none", "ref:recency": "none", "ref:contextual": "none",
                         "ref:oracle": "oracle", "ref:reader": "file"}
@@ -136,7 +158,7 @@ class PrefsSuite(Suite):
     def components(self, roles: Roles, options: BaseModel) -> Components:
         from longview.users.base import ModelWording, VerbatimWording
 
-        c = Components(wording=VerbatimWording())
+        c = Components(wording=VerbatimWording(), memory_llm=memory_llm(roles))
         if (user_client := roles.client("user")) is not None:
             c.wording = ModelWording(user_client, roles.params("user"), USER_SYSTEM)
         if (judge_client := roles.client("judge")) is not None:
@@ -147,7 +169,9 @@ class PrefsSuite(Suite):
 
     def component_names(self, components: Components) -> dict[str, str]:
         return {"user": getattr(components.wording, "name", "embedded:verbatim"),
-                "judge": components.judge.name if components.judge is not None else "embedded:checks"}
+                "judge": components.judge.name if components.judge is not None else "embedded:checks",
+                "memory": f"mem0-extraction:{components.memory_llm['model']}" if components.memory_llm
+                else "embedded:none"}
 
     def sessions(self, cell: Cell, dataset, options: BaseModel) -> int:
         ud = dataset.get(cell.unit)
@@ -160,7 +184,8 @@ class PrefsSuite(Suite):
 
         opts = cast(PrefsOptions, ctx.options)  # the harness validates options with self.Options
         ud = ctx.dataset.get(ctx.cell.unit)  # type: ignore[attr-defined]
-        memory = create(ctx.cell.variant, embedding=opts.embedding, user_id=ud.user.id)
+        memory = create(ctx.cell.variant, embedding=opts.embedding, user_id=ud.user.id,
+                        llm=(ctx.components or Components()).memory_llm)
         comps = ctx.components or Components()
         tl = Timeline(ctx, ud, memory, ctx.agent, wording=comps.wording, judge=comps.judge,
                       trace_sessions=opts.trace, repeats=opts.repeats, max_turns=ctx.max_turns)
@@ -170,6 +195,7 @@ class PrefsSuite(Suite):
             if hasattr(memory, "close"):
                 memory.close()
         return PrefsCellResult(agent=ctx.cell.agent, memory=ctx.cell.variant, user=ud.user.id, trial=ctx.cell.trial,
+                               memory_info=memory_disclosure(memory),
                                probes=probes, sessions=len(ud.sessions), corrections=tl.corrections,
                                agent_turns=tl.turns, audit=audit(tl.said))
 
@@ -232,11 +258,13 @@ class PrefsSuite(Suite):
                 "prs_brs_agreement": prs_brs_agreement(allp),
                 "leakage": {"messages": sum(c.audit.get("messages", 0) for c in cells),
                             "leaks": sum(c.audit.get("leaks", 0) for c in cells)},
+                "memory": sorted({c.memory_info for c in cells if c.memory_info}),
                 "corrections": sum(c.corrections for c in cells),
                 "agent_turns": sum(c.agent_turns for c in cells),
             }
             rows.append(row)
         _vs_none(rows, seed)
+        disclosed = {r.variant: r.extra["memory"] for r in rows if r.extra and r.extra.get("memory")}
         brs_kind: Literal["deterministic", "judged"] = "judged" if judged_any else "deterministic"
         return Scorecard(
             suite=self.name,
@@ -251,7 +279,7 @@ class PrefsSuite(Suite):
                 "prs": MetricInfo(description="the simulated user's rating 1-5 after each final probe", kind="deterministic", by="embedded:simulated-user"),
             },
             rows=rows,
-            extra={"leakage_total": sum(r.extra["leakage"]["leaks"] for r in rows)},
+            extra={"leakage_total": sum(r.extra["leakage"]["leaks"] for r in rows), "memory_systems": disclosed},
         )
 
     def tables(self, scorecard: Scorecard) -> list[Table]:
@@ -427,6 +455,18 @@ def _vs_none(rows: list, seed: int) -> None:
                                                   seed=seed_from(seed, "vs_none", r.agent, r.variant, m))
             out[m] = {"diff": diff, "ci95": ci, "n": n}
         r.extra["vs_none"] = out
+
+
+def memory_disclosure(memory: Any) -> str:
+    """What a memory system ran as, for the scorecard: retrieval method, Mem0's mode."""
+    parts = [getattr(memory, "name", type(memory).__name__)]
+    if (retrieval := getattr(memory, "retrieval", None)) is not None:
+        parts.append(retrieval)
+    if (mode := getattr(memory, "mode", None)) is not None:
+        parts.append(mode)
+        parts.append(f"embedding {memory.embedding_spec}" if getattr(memory, "embedding_spec", None)
+                     else "embedding: offline feature hashing")
+    return "; ".join(parts)
 
 
 def _avg(xs: list[float]) -> float | None:
