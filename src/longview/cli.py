@@ -160,7 +160,7 @@ def _config(suite: Any, kw: dict[str, Any]):
     return RunConfig(
         suite=suite.name, agents=list(kw["agent"]) or None, variants=list(kw["variant"]), dataset=kw["dataset"],
         units=kw["personas"], unit_ids=list(kw.get("unit_ids") or ()), out=kw["out"], resume=kw["resume"], force=kw["force"],
-        max_concurrency=kw["max_concurrency"], seed=kw["seed"], max_turns=kw["max_turns"] or suite.default_max_turns, trials=kw["trials"],
+        max_concurrency=kw["max_concurrency"], seed=kw["seed"], max_turns=suite.default_max_turns if kw["max_turns"] is None else kw["max_turns"], trials=kw["trials"],
         models=list(kw["model"]), role_models=role_models, api_base=kw["api_base"], no_cache=kw["no_cache"],
         max_attempts=kw["max_attempts"], role_params=role_params, request_timeout=kw["request_timeout"],
         allow_aborts=kw["allow_aborts"], agent_timeout=kw["agent_timeout"],

@@ -55,7 +55,7 @@ def plan(model: str, *, quick: bool, out: Path, suites: list[str] | None = None,
             skipped.append((name, str(e)))
             continue
         spec = profile_spec(suite)
-        extra: dict[str, Any] = {"max_turns": max_turns or suite.default_max_turns}
+        extra: dict[str, Any] = {"max_turns": suite.default_max_turns if max_turns is None else max_turns}
         cfg = RunConfig(suite=name, agents=["reference"] if suite.reference_agents else [], models=[model],
                         units=units or (spec.quick_units if quick else None),
                         suite_options=dict(spec.quick_options) if quick else {}, out=out / name, resume=True,

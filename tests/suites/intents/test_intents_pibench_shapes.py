@@ -67,3 +67,17 @@ def test_inspect_prints_per_persona_and_total_and_writes_json(tmp_path):
     assert sorted(data["total"]["needs_live_web"]) == ["Financier_task_016", "marketer_task_001", "researcher_task_005"]
     assert data["personas"]["Financier"]["needs_absent_asset"] == ["Financier_task_009"]
     assert {t["task_id"] for t in data["tasks"]} == set(data["total"]["loaded"])
+
+
+def test_a_bare_trigger_beside_an_environment_block_loads(tmp_path):
+    import shutil
+
+    root = tmp_path / "rel"
+    shutil.copytree(RELEASE, root)
+    f = root / "data/researcher/tasks/researcher_task_005/task.yaml"
+    text = f.read_text()
+    assert "trigger:\n  type: user\n" in text
+    f.write_text(text.replace("trigger:\n  type: user\n",
+                              "trigger: env\nenvironment:\n  events:\n    - {source: feed, text: a new paper}\n"))
+    got = load_pibench(str(root))
+    assert "researcher_task_005" in verdicts(got)
