@@ -111,3 +111,25 @@ def test_rule_guided_ceiling_on_a_released_task(tmp_path):
     row = suite.score(res, ds, IntentsOptions(), 0).rows[0]
     assert row.metrics["proc"] >= 0.95 and row.metrics["comp"] >= 0.95
     assert (row.coverage["comp"].judged, row.coverage["proc"].judged) == (9, 3)
+
+
+def test_only_specific_literals_link_an_intent_to_a_check(tmp_path):
+    lits = ("5:00 p.m. tomorrow", "5 pm tomorrow", "approval", "camping", "flag")
+    assert intent_literals(lits, "Send it now, not after approval.", "Send the email.") == []
+    assert intent_literals(lits, "Tag the note with 'camping'.", "Make a note.") == ["camping"]
+    assert intent_literals(lits, "Ask for it by 5:00 p.m. tomorrow and to flag delays.", "Email them.") == [
+        "5:00 p.m. tomorrow"]
+    # a spelling the script also accepts is masked with the intent's own, so work that carries both
+    # still shows that the key depends on the intent
+    script = tmp_path / "s.py"
+    script.write_text("def score(h):\n    t = ' '.join(str((i.get('call') or {}).get('body', '')) for i in h or []).lower()\n"
+                      "    return {'deadline': int('5:00 p.m. tomorrow' in t or '5 pm tomorrow' in t)}\n")
+    from longview.suites.intents.evidence import CallRecord
+    from longview.suites.intents.rule_evidence import RuleEvidence
+
+    ev = RuleEvidence(script, "Email them.", {"I1": "Ask for it by 5:00 p.m. tomorrow."}, set(), "", "fixed")
+    both = [CallRecord("gmail__send_email", {"body": "by 5:00 p.m. tomorrow (5 pm tomorrow)"}, True, {}, 0, 0)]
+    none = [CallRecord("gmail__send_email", {"body": "soon"}, True, {}, 0, 0)]
+    assert ev.completed(["I1"], both) == {"I1": True}
+    assert ev.completed(["I1"], none) == {"I1": False}
+    assert ev.completed(["I1"], []) == {"I1": False}

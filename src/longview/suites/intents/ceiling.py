@@ -95,7 +95,9 @@ def search_plan(session: Session, schemas: list[dict[str, Any]]) -> Plan:
         return []
     apps = sorted({t.split("__")[0] for t in tools})
     strings = list(script_strings(session.rule_script))[:TEXT_CAP]
-    blob = "\n".join(strings + [i.content for i in session.hidden_intents])
+    # every string the script looks for and every intent, one per numbered line (scripts that want a
+    # list or a scannable text see one)
+    blob = "\n".join(f"{k}. {x}" for k, x in enumerate(strings + [i.content for i in session.hidden_intents], 1))
     plan: Plan = [(f"{a}__login", {"username": "ceiling@example.org", "password": "x"}) for a in apps
                   if f"{a}__login" in by_name]
     slots: list[tuple[int, str, bool]] = []  # (step, param, is_list) whose value is searched

@@ -7,7 +7,8 @@ So the link is made from the two texts the release does give:
 * **What a script tests** — the string literals in its source (read with ``ast``, never run here):
   phrases, numbers and names its checks look for ("11:30", "original notarized power of attorney").
 * **What an intent adds** — the literals the intent's content contains (case-insensitively) that
-  the request does not: the intent's own details as the script spells them.
+  the request does not: the intent's own details as the script spells them. Only specific
+  literals link the two: several words, a token with a digit or sign, or a word the intent quotes.
 
 An intent with no such literal is *not testable offline* (not judged). A testable intent is
 *completed* when a key the script scores 1 on the session's tool history drops to 0 once the
@@ -26,7 +27,7 @@ from typing import Any
 
 from longview.suites.intents.evidence import CallRecord
 from longview.suites.intents.rules import RuleMode, RuleScriptError, histories, run_script
-from longview.text import content_words
+from longview.text import content_words, tokens
 
 MASK = "\u2591"  # what a masked literal becomes: matches no phrase a script looks for
 _IDENT = re.compile(r"^[A-Za-z0-9]*_[A-Za-z0-9_]*$")  # tool, field and key names, not content
@@ -57,10 +58,24 @@ def script_literals(path: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(s.lower() for s in script_strings(path)))
 
 
+def _specific(lit: str, text: str) -> bool:
+    """A literal specific enough to link an intent to a check: several words, or a token with a digit
+    or a sign ("18:00", "la-mcco@gmail.com"), or a single word the intent quotes ('camping'). A bare
+    common word ("approval", "flag") appears in intents about other things."""
+    if " " in lit or not lit.isalpha():
+        return True
+    return re.search("[\"'\u2018\u201c]" + re.escape(lit) + "[\"'\u2019\u201d]", text) is not None
+
+
 def intent_literals(literals: tuple[str, ...], content: str, request: str) -> list[str]:
-    """The script literals an intent's content carries that its session's request does not."""
+    """The script literals an intent's content carries that its session's request does not (only
+    those specific enough to link the two, see :func:`_specific`)."""
     text, req = " ".join(content.lower().split()), " ".join(request.lower().split())
-    return [lit for lit in literals if lit in text and lit not in req]
+    return [lit for lit in literals if lit in text and lit not in req and _specific(lit, text)]
+
+
+def _words(text: str) -> set[str]:
+    return content_words(text) | {t for t in tokens(text) if t.isdigit()}
 
 
 def _mask(value: Any, pattern: re.Pattern[str]) -> Any:
@@ -93,6 +108,14 @@ class RuleEvidence:
         self.script, self.allowed, self.prefix, self.mode = script, allowed, prefix, mode
         self.workspace = workspace  # the scripts that read the agent's files see the session's workspace
         self.literals = {iid: intent_literals(lits, text, request) for iid, text in intents.items()}
+        # Spellings the script also accepts for the same detail ("5 pm tomorrow" beside "5:00 p.m.
+        # tomorrow"): literals of no intent and not in the request that share a word or number with
+        # an intent's literal are masked with it, else work carrying both would never show the link.
+        low = [" ".join(t.lower().split()) for t in intents.values()]
+        req = " ".join(request.lower().split())
+        spare = [lit for lit in lits if lit not in req and not any(lit in t for t in low)]
+        self.masked = {iid: ls + [o for o in spare if any(_words(o) & _words(lit) for lit in ls)]
+                       for iid, ls in self.literals.items()}
 
     def testable(self, intent_id: str) -> bool:
         return bool(self.literals.get(intent_id))
@@ -107,7 +130,7 @@ class RuleEvidence:
         if not calls:
             return {i: (False if i in todo else None) for i in intent_ids}
         batches = [histories(calls, self.allowed, self.prefix, self.mode)]
-        batches += [histories(_masked_calls(calls, self.literals[i]), self.allowed, self.prefix, self.mode)
+        batches += [histories(_masked_calls(calls, self.masked[i]), self.allowed, self.prefix, self.mode)
                     for i in todo]
         flat = [h for b in batches for h in b]
         try:
