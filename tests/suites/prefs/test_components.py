@@ -47,7 +47,9 @@ def test_malformed_judge_aborts_the_cell(tmp_path):
 
 def test_user_model_only_rewords_and_is_audited(tmp_path):
     def reword(system, messages, tools):
-        draft = json.loads(messages[-1].content)["draft"]
+        payload = json.loads(messages[-1].content)
+        assert payload["persona"] and payload["beat"] and payload["situation"]  # persona-grounded
+        draft = payload["draft"]
         return draft.replace("Thanks", "Cheers, the verbosity was fine")
 
     register_script("prefs-user-reword", reword)
@@ -56,8 +58,11 @@ def test_user_model_only_rewords_and_is_audited(tmp_path):
     # decisions are the core's: the same probes come out as with the verbatim user
     plain, _ = _run(tmp_path / "plain", "ref:habits", "none")
     assert [p.selected for p in res.probes] == [p.selected for p in plain.probes]
-    # the model slipped benchmark vocabulary in: the audit catches it; the verbatim user is clean
-    assert plain.audit["leaks"] == 0 and res.audit["leaks"] > 0
+    # the model slipped benchmark vocabulary in: the checker rejects those rewordings before the
+    # assistant sees them (the draft goes instead), counts them, and nothing leaks
+    assert plain.audit["leaks"] == 0 and res.audit["leaks"] == 0
+    assert res.audit["reworded_rejected"] > 0 and res.audit["reworded_checked"] > res.audit["reworded_rejected"]
+    assert res.audit["rejections"][0]["why"] == "benchmark vocabulary"
     assert res.audit["messages"] == plain.audit["messages"]
 
 

@@ -199,6 +199,7 @@ class Timeline:
         self.corrections = 0
         self.repeats = repeats
         self._scene_of = {s.sid: s for s in data.sessions}
+        self.wording_checks: list[dict] = []  # the model user's rewordings, checked before the assistant sees them
 
     # -- one session ------------------------------------------------------------------------------
     def _system(self, scene: Scene, memory, target: str) -> str:
@@ -224,7 +225,8 @@ class Timeline:
         wrapper = Wrapper(attr, WorldTools(world, scene.context, scene.day), memory.tools())
         core = UserCore(self.user, scene, sim, target)
         core.reacted = opening is not None  # a change transcript already holds the user's reaction
-        proto = PrefsProtocol(wrapper, core, scene, probe, self.wording, self.said, offer_select=opening is None)
+        wording = self.wording.bind(self.user, scene, self.wording_checks) if hasattr(self.wording, "bind") else self.wording
+        proto = PrefsProtocol(wrapper, core, scene, probe, wording, self.said, offer_select=opening is None)
         proto.system = self._system(scene, memory, target)
         sid = session_id or scene.sid
         trace = self._trace(sid)

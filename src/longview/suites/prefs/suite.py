@@ -90,10 +90,6 @@ def memory_llm(roles: Roles) -> dict[str, str] | None:
     return {"model": name, "base_url": base, "api_key": os.environ.get(spec.key_env or "", "") if spec.key_env else ""}
 
 
-USER_SYSTEM = ("You reword what a person says to their assistant. Keep the meaning and every fact; do not add "
-               "requests, permissions, praise or labels for how the assistant should behave. Answer with the "
-               "reworded text only.")
-
 
 class PrefsSuite(Suite):
     name = "prefs"
@@ -156,11 +152,13 @@ class PrefsSuite(Suite):
         return AGENTS[name](scenes)
 
     def components(self, roles: Roles, options: BaseModel) -> Components:
-        from longview.users.base import ModelWording, VerbatimWording
+        from longview.users.base import VerbatimWording
 
         c = Components(wording=VerbatimWording(), memory_llm=memory_llm(roles))
         if (user_client := roles.client("user")) is not None:
-            c.wording = ModelWording(user_client, roles.params("user"), USER_SYSTEM)
+            from longview.suites.prefs.user_model import PersonaWording
+
+            c.wording = PersonaWording(user_client, roles.params("user"))
         if (judge_client := roles.client("judge")) is not None:
             from longview.suites.prefs.judge import BRSJudge
 
@@ -197,7 +195,9 @@ class PrefsSuite(Suite):
         return PrefsCellResult(agent=ctx.cell.agent, memory=ctx.cell.variant, user=ud.user.id, trial=ctx.cell.trial,
                                memory_info=memory_disclosure(memory),
                                probes=probes, sessions=len(ud.sessions), corrections=tl.corrections,
-                               agent_turns=tl.turns, audit=audit(tl.said))
+                               agent_turns=tl.turns, audit={**audit(tl.said), "reworded_checked": len(tl.wording_checks),
+                                                            "reworded_rejected": sum(not c["ok"] for c in tl.wording_checks),
+                                                            "rejections": [c for c in tl.wording_checks if not c["ok"]][:5]})
 
     def score(self, results: list[str], dataset, options: BaseModel, seed: int) -> Scorecard:
         from longview.kernel.stats import cluster_bootstrap_ci, macro_mean, seed_from
@@ -331,6 +331,7 @@ class PrefsSuite(Suite):
 
         from longview.suites.prefs.judge import JUDGE_SYSTEM
         from longview.suites.prefs.runner import SYSTEM
+        from longview.suites.prefs.user_model import SYSTEM as USER_SYSTEM
 
         return {name: hashlib.sha256(text.encode()).hexdigest()
                 for name, text in (("agent_system", SYSTEM), ("judge_system", JUDGE_SYSTEM), ("user_system", USER_SYSTEM))}
