@@ -27,7 +27,13 @@ def _run(tmp_path, agent, memory, roles_models=None, agent_obj=None):
 
 
 def test_judge_model_scores_brs_with_agreement(tmp_path):
-    register_script("prefs-judge-4", lambda system, messages, tools: json.dumps({"score": 4, "rationale": "ok"}))
+    def judge4(system, messages, tools):
+        p = json.loads(messages[-1].content)
+        assert p["rubric"]["look_at"] and len(p["rubric"]["settings"]) >= 2  # the aspect's rubric
+        ev = [p["replies"][0][:30]] if p["replies"] else [p["actions"][0]["tool"]]
+        return json.dumps({"score": 4, "rationale": "ok", "evidence": ev})
+
+    register_script("prefs-judge-4", judge4)
     res, comps = _run(tmp_path, "ref:oracle", "oracle", {"judge": "mock/prefs-judge-4"})
     assert SUITE.component_names(comps)["judge"] == "llm:mock/prefs-judge-4"
     finals = [p for p in res.probes if p.kind == "final"]
@@ -37,6 +43,13 @@ def test_judge_model_scores_brs_with_agreement(tmp_path):
     assert row.metrics["brs"] == 4.0 and sc.metrics["brs"].kind == "judged"
     assert row.extra["brs_embedded"] == pytest.approx(sum(p.brs_embedded for p in finals) / 28)
     assert row.extra["brs_agreement"]["n"] == 28 and row.extra["brs_agreement"]["within_one"] == 1.0
+
+
+def test_a_verdict_whose_evidence_is_not_in_the_replies_aborts_the_cell(tmp_path):
+    register_script("prefs-judge-invented", lambda system, messages, tools: json.dumps(
+        {"score": 5, "rationale": "ok", "evidence": ["a sentence the assistant never wrote"]}))
+    with pytest.raises(CellAborted, match="evidence not found"):
+        _run(tmp_path, "ref:oracle", "oracle", {"judge": "mock/prefs-judge-invented"})
 
 
 def test_malformed_judge_aborts_the_cell(tmp_path):
