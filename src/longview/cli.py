@@ -389,9 +389,16 @@ def show(run_dir: Path, json_out: Path | None) -> None:
     _print_scorecard(suite, sc, manifest)
     _report_outcome(result, manifest.usage)
     console.print(
-        f"longview {manifest.package_version} · suite {manifest.suite} · commit {manifest.git_commit or 'unknown'} · "
-        f"dataset {manifest.dataset.name} {manifest.dataset.sha256[:12]} · config {manifest.config_hash[:12]}"
+        f"longview {manifest.package_version} · suite {manifest.suite}{_plugin(manifest.config)} · commit "
+        f"{manifest.git_commit or 'unknown'} · dataset {manifest.dataset.name} {manifest.dataset.sha256[:12]} · "
+        f"config {manifest.config_hash[:12]}", highlight=False, markup=False
     )
+
+
+def _plugin(config: dict[str, Any]) -> str:
+    """' (plugin NAME VERSION)' for a suite from another package than longview."""
+    p = config.get("plugin")
+    return f" (plugin {p.get('name')} {p.get('version')})" if isinstance(p, dict) else ""
 
 
 def _suite_of_trace(path: Path) -> Any | None:

@@ -50,11 +50,12 @@ def _first_file(folder: Path) -> Path:
     return files[0]
 
 
-def _samples() -> dict[str, tuple[Path, str, Path]]:
-    """suite -> (sample folder, dataset spec, the file the cases damage); built once at collection."""
+def _samples(suites: list[str] = SUITES) -> dict[str, tuple[Path, str, Path]]:
+    """suite -> (sample folder, dataset spec, the file the cases damage); built once at collection.
+    A suite whose ``sample_dataset`` returns None opted out of dataset fuzzing: it is left out."""
     root = Path(tempfile.mkdtemp(prefix="longview-fuzz-samples-"))
     out = {}
-    for name in SUITES:
+    for name in suites:
         folder = root / name
         spec = sample(name, folder)
         if spec is not None:
@@ -238,7 +239,7 @@ def test_hostile_dataset_is_refused_cleanly_or_stays_inside(suite, case, tmp_pat
 
 
 @pytest.mark.parametrize("kind", ["fifo", "device"])
-@pytest.mark.parametrize("suite", SUITES)
+@pytest.mark.parametrize("suite", sorted(SAMPLES))
 def test_a_dataset_file_that_is_not_a_regular_file_is_refused_without_reading_it(suite, kind, tmp_path):
     # A FIFO would block the read forever and /dev/zero never end: both are refused by their type.
     folder, spec, file = SAMPLES[suite]
@@ -255,3 +256,14 @@ def test_a_dataset_file_that_is_not_a_regular_file_is_refused_without_reading_it
     assert_clean_failure(run, names=damaged.name)
     assert "a regular file" in run.text
     assert snapshot(tmp_path) == before
+
+
+def test_a_suite_that_opts_out_of_dataset_fuzzing_is_left_out(monkeypatch):
+    """``sample_dataset`` returning None (the contract's default) opts a suite out: no case of this
+    module is generated for it, instead of a KeyError at collection."""
+    from types import SimpleNamespace
+
+    from longview.harness import registry
+
+    monkeypatch.setattr(registry, "load", lambda name: SimpleNamespace(sample_dataset=lambda folder: None))
+    assert _samples(["opted-out"]) == {}

@@ -237,6 +237,11 @@ def prepare(cfg: RunConfig, *, dry_run: bool = False, objects: Mapping[str, Exte
         "options": options.model_dump(mode="json"),
         "package_version": __version__,
     }
+    package = registry.package_of(suite.name)
+    if package is not None and package["name"] != "longview":
+        # A plugin's own version is part of the run (longview's is package_version): after its
+        # scoring changes, --resume refuses to mix old and new cells.
+        config["plugin"] = package
     if cfg.api_base:  # another server may answer differently: a different run (absent = provider default)
         config["api_base"] = cfg.api_base.rstrip("/")
     if external:  # what each agent is: another agent (or version of it) is another run

@@ -17,6 +17,16 @@ def available() -> dict[str, EntryPoint]:
     return {ep.name: ep for ep in sorted(entry_points(group=GROUP), key=lambda e: e.name)}
 
 
+def package_of(name: str) -> dict[str, str] | None:
+    """The installed distribution that registers suite ``name``: its name and version (None when
+    the entry point does not say), so a run records which plugin code scored it."""
+    ep = available().get(name)
+    dist = getattr(ep, "dist", None)
+    if dist is None:
+        return None
+    return {"name": str(dist.metadata["Name"] or dist.name), "version": str(dist.version)}
+
+
 @cache
 def load(name: str) -> AnySuite:
     """The suite registered as ``name``, instantiated; a clear error for unknown or broken plugins."""

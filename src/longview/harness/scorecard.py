@@ -9,7 +9,7 @@ add fields to rows (``extra``) and to the scorecard (``extra``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -95,7 +95,7 @@ def build_row(
     agent: str,
     variant: str,
     names: list[str],
-    scored: Mapping[str, list[UnitMetrics]],
+    scored: Mapping[str, Sequence[UnitMetrics]],
     *,
     aborted: Mapping[str, str] | None = None,
     units_in_dataset: int,
