@@ -205,5 +205,15 @@ class Suite(ABC, Generic[DatasetT, OptionsT, ResultT]):
         failed session to its transcript. Default: none (sessions are listed without outcome)."""
         return {}
 
+    rejudged_roles: ClassVar[tuple[str, ...]] = ()
+    """Roles whose judgments `longview rescore` can make again from a finished cell's stored result
+    (judges that only read what the result keeps; none whose verdicts steered the sessions)."""
+
+    async def rejudge(self, result: str, dataset: DatasetT, options: OptionsT, roles: Roles) -> str:
+        """A finished cell's result JSON with the judgments of ``rejudged_roles`` made again by
+        ``roles``' components from what the result stored; the agent is never called. Suites that
+        declare ``rejudged_roles`` implement it."""
+        raise NotImplementedError(f"suite {self.name} cannot rescore")
+
 
 AnySuite = Suite[Any, Any, Any]  # what the harness holds: any suite, whatever its types

@@ -97,8 +97,12 @@ class BRSJudge:
         }
 
     async def score(self, scene: Scene, attr: Attribute, target: str, r: Realization) -> int:
-        payload = self.payload(scene, attr, target, r)
-        actions = sorted({a.name for a in r.actions})
+        return await self.score_payload(self.payload(scene, attr, target, r))
+
+    async def score_payload(self, payload: dict) -> int:
+        """BRS of a final probe from what :meth:`payload` keeps (also `longview rescore`'s input):
+        the verdict's evidence must quote a reply or name an action that ran."""
+        actions = sorted({str(a.get("tool")) for a in payload.get("actions", [])})
 
         def read(text: str | None) -> BRSVerdict:
             v = self.llm.validate(text)

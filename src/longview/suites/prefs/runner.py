@@ -25,6 +25,7 @@ from longview.suites.prefs.checks import brs as embedded_brs
 from longview.suites.prefs.checks import observe
 from longview.suites.prefs.dataset import UserData
 from longview.suites.prefs.evidence import evidence_sentences, held
+from longview.suites.prefs.judge import BRSJudge
 from longview.suites.prefs.model import taxonomy
 from longview.suites.prefs.scenes import Scene
 from longview.suites.prefs.simulator import Said, SimState, UserCore, change_lines
@@ -71,6 +72,9 @@ class ProbeRecord(BaseModel):
     capability_failure: bool = Field(description="No valid selection or no delivered reply.")
     brs_embedded: int = Field(description="Deterministic BRS 1-5 (1 on capability failure).")
     brs_judged: int | None = Field(default=None, description="Judge model's BRS, when a judge is given.")
+    brs_input: dict[str, Any] | None = Field(
+        default=None, description="What a BRS judge reads of a final probe (request, setting, replies, actions), kept "
+        "so `longview rescore` can judge it again without the agent; None for pre-event probes and failures.")
     prs: int | None = Field(default=None, description="The simulated user's rating (final probes).")
     changed: bool = Field(default=False, description="The cell has a change event.")
     repeat: int = Field(default=0, description="Probe repeat index at its checkpoint.")
@@ -271,13 +275,14 @@ class Timeline:
         failure = r.selected is None or not r.deliveries
         b = 1 if failure else embedded_brs(attr.id, target, r, scene.kit)
         judged = None
+        brs_input = BRSJudge.payload(scene, attr, target, r) if kind == "final" and not failure else None
         if self.judge is not None and kind == "final":
-            judged = 1 if failure else await self.judge.score(scene, attr, target, r)
+            judged = 1 if failure else await self.judge.score_payload(brs_input or {})
         return ProbeRecord(
             sid=scene.sid, kind=kind, context=scene.context, attribute=attr.id, dimension=attr.dimension,
             attr_kind=attr.kind, target=target, other_target=other_target, other_evidence=other_evidence,
             selected=r.selected, observed=observe(attr.id, r, scene.kit), capability_failure=failure,
-            brs_embedded=b, brs_judged=judged, prs=core.rate(r, failure) if kind == "final" else None,
+            brs_embedded=b, brs_judged=judged, brs_input=brs_input, prs=core.rate(r, failure) if kind == "final" else None,
             changed=any(c.context == scene.context and c.attribute == attr.id for c in self.user.changes),
             repeat=repeat)
 

@@ -165,6 +165,32 @@ class PrefsSuite(Suite):
             c.judge = BRSJudge(judge_client, roles.params("judge"))
         return c
 
+    rejudged_roles = ("judge",)
+
+    async def rejudge(self, result: str, dataset, options: BaseModel, roles: Roles) -> str:
+        """BRS of every final probe judged again by the judge role, from the stored judge input."""
+        import asyncio
+
+        from longview.kernel.errors import ConfigError
+        from longview.suites.prefs.judge import BRSJudge
+        from longview.suites.prefs.runner import PrefsCellResult
+
+        client = roles.client("judge")
+        if client is None:
+            raise ConfigError("rescore of prefs needs a judge model (--judge-model)")
+        judge = BRSJudge(client, roles.params("judge"))
+        cell = PrefsCellResult.model_validate_json(result)
+        finals = [p for p in cell.probes if p.kind == "final"]
+        if any(p.brs_input is None and not p.capability_failure for p in finals):
+            raise ConfigError(f"cell {cell.agent}/{cell.user}: this run did not keep what the BRS judge reads "
+                              "(made before longview kept it); run it again to judge it")
+
+        async def one(p: Any) -> None:
+            p.brs_judged = 1 if p.capability_failure else await judge.score_payload(p.brs_input)
+
+        await asyncio.gather(*(one(p) for p in finals))
+        return cell.model_dump_json(indent=1)
+
     def component_names(self, components: Components) -> dict[str, str]:
         return {"user": getattr(components.wording, "name", "embedded:verbatim"),
                 "judge": components.judge.name if components.judge is not None else "embedded:checks",

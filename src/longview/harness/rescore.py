@@ -1,0 +1,104 @@
+"""`longview rescore RUN --judge-model M`: the run's judges again, over what its cells stored.
+
+The agent is never called. A new run folder is made beside the old one (its traces, prompts and
+usage copied, never linked): every finished cell's result is re-judged by the suite
+(``Suite.rejudge``, for the roles it declares in ``rejudged_roles``), the manifest records the
+run it came from, the roles re-judged and the components that judged before, and the new folder
+is scored like any run. The original run and its scorecard are left as they were.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+from longview.harness import registry
+from longview.harness.plan import load_dataset, suite_options
+from longview.harness.roles import Roles
+from longview.harness.scorecard import Scorecard
+from longview.kernel.errors import ConfigError
+from longview.kernel.models import GenParams, aclose_all
+from longview.kernel.models.usage import add_summaries
+from longview.kernel.runstore import CELLS, MARKER, RunStore, atomic_write, config_hash, safe_name
+
+SKIPPED = ("scorecard.json", "*.html", ".longview-files")  # what the new folder makes for itself
+
+
+def default_out(run: Path, role_models: dict[str, str]) -> Path:
+    tag = "-".join(safe_name(m) for m in role_models.values())
+    return run.parent / f"{run.name}-rescored-{tag}"
+
+
+async def arescore(run: Path, role_models: dict[str, str], *, out: Path | None = None, force: bool = False,
+                   params: dict[str, GenParams] | None = None, api_base: str | None = None, no_cache: bool = False,
+                   max_attempts: int = 6, request_timeout: float | None = None,
+                   max_concurrency: int = 8) -> tuple[Path, Scorecard]:
+    """Re-judge ``run`` with ``role_models`` into ``out``; returns the new folder and its scorecard."""
+    from longview.harness.run import score
+
+    source = RunStore(run)
+    manifest = source.manifest()
+    suite = registry.load(manifest.suite)
+    wrong = sorted(set(role_models) - set(suite.rejudged_roles))
+    if not role_models or wrong:
+        can = ", ".join(suite.rejudged_roles) or "none (its judges act during the sessions)"
+        raise ConfigError(f"suite {suite.name} can re-judge: {can}; asked for {', '.join(wrong) or 'nothing'}")
+    options = suite_options(suite, manifest.config.get("options", {}))
+    dataset = load_dataset(suite, manifest.dataset.load_spec(), options)
+    if dataset.sha256 != manifest.dataset.sha256:
+        raise ConfigError(f"{run}: dataset '{manifest.dataset.load_spec()}' changed since the run")
+    roles = Roles(role_models, params or {}, api_base=api_base, no_cache=no_cache, max_attempts=max_attempts,
+                  seed=manifest.config.get("seed", 0), request_timeout=request_timeout)
+    roles.validate()
+    finished = source.finished()
+    if not finished:
+        raise ConfigError(f"{run}: no finished cell to re-judge")
+    target = out or default_out(run, role_models)
+    _prepare(run, target, force)
+    gate = asyncio.Semaphore(max_concurrency)
+
+    async def one(folder: str, text: str) -> None:
+        async with gate:
+            new = await suite.rejudge(text, dataset, options, roles)
+        atomic_write(target / CELLS / folder / MARKER, new)
+
+    try:
+        await asyncio.gather(*(one(f, t) for f, t in finished))
+    finally:
+        await aclose_all()
+    names = suite.component_names(suite.components(roles, options))
+    config = dict(manifest.config)
+    config["models"] = {**config.get("models", {}), **role_models}
+    config["rescored"] = {
+        "from": str(run.resolve()), "roles": role_models, "config_hash": manifest.config_hash,
+        "components_before": {r: manifest.components.get(r) for r in role_models},
+        "at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    new = manifest.model_copy(update={
+        "config": config, "config_hash": config_hash(config),
+        "components": {**manifest.components, **{r: names.get(r, role_models[r]) for r in role_models}},
+        "usage": add_summaries(manifest.usage, roles.ledger.summary().model_dump()),
+    })
+    store = RunStore(target)
+    store.write_manifest(new)
+    return target, score(store)
+
+
+def _prepare(run: Path, target: Path, force: bool) -> None:
+    """A copy of ``run`` at ``target`` without what scoring writes; an existing folder is replaced
+    only with ``force`` and only when it is a rescore of a run (never any other folder)."""
+    if target.resolve() == run.resolve():
+        raise ConfigError(f"--out {target}: is the run itself; the original is kept, choose another folder")
+    if target.exists():
+        if not force:
+            raise ConfigError(f"--out {target}: exists; pass --force to replace an earlier rescore")
+        try:
+            previous = RunStore(target).manifest()
+        except Exception:  # noqa: BLE001 - anything unreadable is not ours to delete
+            previous = None
+        if previous is None or "rescored" not in previous.config:
+            raise ConfigError(f"--out {target}: exists and is not a rescored run; longview does not delete it")
+        shutil.rmtree(target)
+    shutil.copytree(run, target, symlinks=True, ignore=shutil.ignore_patterns(*SKIPPED))
