@@ -28,7 +28,9 @@ def test_rescore_calls_only_the_judge_and_writes_a_new_scorecard(prefs_run: Path
 
     def judge(body: dict[str, Any]) -> dict[str, Any]:
         seen.append(body)
-        return text_message(json.dumps({"score": 2, "rationale": "partly", "evidence": [], "flags": []}))
+        asked = json.loads(next(m["content"] for m in body["messages"] if m["role"] == "user"))
+        quote = (asked["replies"] or [""])[0][:40] or asked["actions"][0]["tool"]
+        return text_message(json.dumps({"score": 2, "rationale": "partly", "evidence": [quote], "flags": []}))
 
     before = (prefs_run / "scorecard.json").read_text()
     out = tmp_path / "rescored"
