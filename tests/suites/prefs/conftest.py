@@ -19,7 +19,7 @@ def make_ctx(tmp: Path, agent_name: str, memory: str, unit: str = "user_a", agen
              components=None) -> CellContext:
     suite = PrefsSuite()
     data = builtin()
-    opts = PrefsOptions(trace=trace)
+    opts = PrefsOptions(trace=trace, repeats=1)  # one repeat keeps tests fast; the default (3) is tested by CLI runs
     agent = agent or suite.reference_agent(agent_name, data, unit)
     return CellContext(cell=Cell(agent=agent_name, variant=memory, unit=unit), dataset=data, options=opts,
                        agent=agent, components=components or suite.components(Roles({}), opts), roles=Roles({}),

@@ -47,7 +47,7 @@ class PrefsOptions(BaseModel):
         default=[],
         description="Memory systems to run (one row each); empty = each agent's default "
                     "(ref:reader and models: none, rag, file, oracle).")
-    repeats: int = Field(default=1, ge=1, le=10, description="Probe repeats per checkpoint (the paper used 3).")
+    repeats: int = Field(default=3, ge=1, le=10, description="Probe repeats per checkpoint (3, as the paper).")
     seed: int = Field(default=7, description="Generator seed of the built-in dataset.")
     users: int = Field(default=4, ge=1, le=6, description="Users generated for the built-in dataset.")
     trace: bool = Field(default=True, description="Write a transcript per session.")
@@ -109,7 +109,7 @@ class PrefsSuite(Suite):
     model_variants = ("none", "rag", "file", "oracle")
     profile = ProfileSpec(
         label="interaction-preference memory (MemPABench)", metric="psa", variant="file", quick_units=1,
-        quick_options={"trace": False},
+        quick_options={"trace": False, "repeats": 1},
         reading="share of probes where the agent chose how this user wants to be helped, in this context, now",
         also=["cs", "pet", "brs"])
     datasets = {"builtin": "4 generated users (seed 7)", "PATH": "a dataset JSON written by `longview prefs generate --out`"}
