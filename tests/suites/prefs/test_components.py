@@ -61,6 +61,8 @@ def test_malformed_judge_aborts_the_cell(tmp_path):
 def test_user_model_only_rewords_and_is_audited(tmp_path):
     def reword(system, messages, tools):
         payload = json.loads(messages[-1].content)
+        if "how_you_like_it" in payload:  # the user model's own PRS rating of a final probe
+            return json.dumps({"rating": 4, "why": "fine"})
         assert payload["persona"] and payload["beat"] and payload["situation"]  # persona-grounded
         draft = payload["draft"]
         return draft.replace("Thanks", "Cheers, the verbosity was fine")
@@ -77,6 +79,12 @@ def test_user_model_only_rewords_and_is_audited(tmp_path):
     assert res.audit["reworded_rejected"] > 0 and res.audit["reworded_checked"] > res.audit["reworded_rejected"]
     assert res.audit["rejections"][0]["why"] == "benchmark vocabulary"
     assert res.audit["messages"] == plain.audit["messages"]
+    # PRS is the model user's rating, labelled so; the core's rating without it
+    finals = [p for p in res.probes if p.kind == "final"]
+    assert all(p.prs == 4 and p.prs_by == "llm:mock/prefs-user-reword" for p in finals)
+    sc = SUITE.score([res.model_dump_json()], builtin(), PrefsOptions(), seed=0)
+    assert sc.metrics["prs"].kind == "judged" and sc.metrics["prs"].by == "llm:mock/prefs-user-reword"
+    assert all(p.prs_by == "core" for p in plain.probes if p.kind == "final")
 
 
 def test_capability_failure_scores_psa0_brs1(tmp_path):

@@ -76,6 +76,7 @@ class ProbeRecord(BaseModel):
         default=None, description="What a BRS judge reads of a final probe (request, setting, replies, actions), kept "
         "so `longview rescore` can judge it again without the agent; None for pre-event probes and failures.")
     prs: int | None = Field(default=None, description="The simulated user's rating (final probes).")
+    prs_by: str = Field(default="core", description="Who rated: the deterministic core, or the user model (llm:M).")
     changed: bool = Field(default=False, description="The cell has a change event.")
     repeat: int = Field(default=0, description="Probe repeat index at its checkpoint.")
 
@@ -190,8 +191,9 @@ class Timeline:
     """Runs one cell."""
 
     def __init__(self, ctx, data: UserData, memory, agent, wording=None, judge=None, max_turns: int = MAX_TURNS,
-                 trace_sessions: bool = True, repeats: int = 1) -> None:
+                 trace_sessions: bool = True, repeats: int = 1, rater=None) -> None:
         self.ctx, self.data, self.user, self.memory, self.agent = ctx, data, data.user, memory, agent
+        self.rater = rater  # a model-backed user's PRS rating (None: the core's)
         self.wording = wording or VerbatimWording()
         self.judge = judge
         self.world: PrefsWorld = data.world.branch()  # records are copied on write
@@ -278,11 +280,17 @@ class Timeline:
         brs_input = BRSJudge.payload(scene, attr, target, r) if kind == "final" and not failure else None
         if self.judge is not None and kind == "final":
             judged = 1 if failure else await self.judge.score_payload(brs_input or {})
+        prs, prs_by = None, "core"
+        if kind == "final":
+            if self.rater is not None and not failure:
+                prs, prs_by = await self.rater.rate(self.user, scene, attr, target, r), self.rater.name
+            else:
+                prs = core.rate(r, failure)
         return ProbeRecord(
             sid=scene.sid, kind=kind, context=scene.context, attribute=attr.id, dimension=attr.dimension,
             attr_kind=attr.kind, target=target, other_target=other_target, other_evidence=other_evidence,
             selected=r.selected, observed=observe(attr.id, r, scene.kit), capability_failure=failure,
-            brs_embedded=b, brs_judged=judged, brs_input=brs_input, prs=core.rate(r, failure) if kind == "final" else None,
+            brs_embedded=b, brs_judged=judged, brs_input=brs_input, prs=prs, prs_by=prs_by,
             changed=any(c.context == scene.context and c.attribute == attr.id for c in self.user.changes),
             repeat=repeat)
 

@@ -71,6 +71,7 @@ class Components(BaseModel):
     wording: Any = None
     judge: Any = None
     memory_llm: dict[str, str] | None = None  # Mem0's extraction model: {"model", "base_url", "api_key"}
+    rater: Any = None  # the user model's PRS rating
 
 
 def memory_llm(roles: Roles) -> dict[str, str] | None:
@@ -156,9 +157,10 @@ class PrefsSuite(Suite):
 
         c = Components(wording=VerbatimWording(), memory_llm=memory_llm(roles))
         if (user_client := roles.client("user")) is not None:
-            from longview.suites.prefs.user_model import PersonaWording
+            from longview.suites.prefs.user_model import PersonaWording, PRSRater
 
             c.wording = PersonaWording(user_client, roles.params("user"))
+            c.rater = PRSRater(user_client, roles.params("user"))
         if (judge_client := roles.client("judge")) is not None:
             from longview.suites.prefs.judge import BRSJudge
 
@@ -211,7 +213,7 @@ class PrefsSuite(Suite):
         memory = create(ctx.cell.variant, embedding=opts.embedding, user_id=ud.user.id,
                         llm=(ctx.components or Components()).memory_llm)
         comps = ctx.components or Components()
-        tl = Timeline(ctx, ud, memory, ctx.agent, wording=comps.wording, judge=comps.judge,
+        tl = Timeline(ctx, ud, memory, ctx.agent, wording=comps.wording, judge=comps.judge, rater=comps.rater,
                       trace_sessions=opts.trace, repeats=opts.repeats, max_turns=ctx.max_turns)
         try:
             probes = await tl.run()
@@ -291,6 +293,7 @@ class PrefsSuite(Suite):
             rows.append(row)
         _vs_none(rows, seed)
         disclosed = {r.variant: r.extra["memory"] for r in rows if r.extra and r.extra.get("memory")}
+        prs_by = {p.prs_by for cs in parsed.values() for c in cs for p in c.probes if p.prs_by != "core"}
         brs_kind: Literal["deterministic", "judged"] = "judged" if judged_any else "deterministic"
         return Scorecard(
             suite=self.name,
@@ -302,7 +305,9 @@ class PrefsSuite(Suite):
                 "carry_over": MetricInfo(description="share of differing work/personal pair instances where a probe selected the other context's target after its input held the user's words for it there", kind="deterministic", higher_is_better=False),
                 "brs": MetricInfo(description="Behavioral Realization Score 1-5 of final probes (capability failure = 1)", kind=brs_kind,
                                   by="judge model" if judged_any else "embedded:checks"),
-                "prs": MetricInfo(description="the simulated user's rating 1-5 after each final probe", kind="deterministic", by="embedded:simulated-user"),
+                "prs": MetricInfo(description="the simulated user's rating 1-5 after each final probe",
+                                  kind="judged" if prs_by else "deterministic",
+                                  by=", ".join(sorted(prs_by)) if prs_by else "embedded:simulated-user"),
             },
             rows=rows,
             extra={"leakage_total": sum(r.extra["leakage"]["leaks"] for r in rows), "memory_systems": disclosed},
@@ -428,7 +433,8 @@ class PrefsSuite(Suite):
         if components.get("judge", "embedded:checks").startswith("embedded"):
             out.append("brs is the embedded deterministic checks' score (the paper used a model judge; "
                        "pass --judge-model for a judged brs with agreement to the checks).")
-        out.append("prs is the deterministic simulated user's rating, not a model's.")
+        if not components.get("user", "embedded").startswith("llm:"):
+            out.append("prs is the deterministic simulated user's rating, not a model's (pass --user-model).")
         return out
 
     def sample_dataset(self, folder: Path) -> str | None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 from longview.kernel.agent import Message
 from longview.suites.prefs.simulator import Said, audit
 from longview.users.base import UserIntent
@@ -69,3 +71,33 @@ def problem(text: str, draft: str, trigger: str, scene: Any) -> str | None:
     if found["leaks"]:
         return found["examples"][0]["why"]
     return None
+
+
+RATE_SYSTEM = ("You are the person described below. Your assistant just answered a request of yours. You get "
+               "how you like to be helped in this situation (in your own words), the request, and what the "
+               "assistant showed you and did. Rate from 1 to 5 how well the way it helped you matched how you like "
+               "it (5 = exactly, 1 = the opposite); not whether the facts were right. Answer with one JSON object: "
+               '{"rating": <1-5>, "why": "<one sentence>"}')
+
+
+class PRSVerdict(BaseModel):
+    rating: int = Field(ge=1, le=5, description="The user's rating 1-5.")
+    why: str = Field(default="", description="One sentence.")
+
+
+class PRSRater:
+    """The Perceived Realization Score from the model-backed user (the paper's PRS is the simulated
+    user's rating): a malformed rating is asked again once, then the cell aborts."""
+
+    def __init__(self, client: Any, params: Any) -> None:
+        from longview.judges.base import LLMJudge
+
+        self.llm = LLMJudge(client, params, RATE_SYSTEM, PRSVerdict, role="user")
+        self.name = self.llm.name
+
+    async def rate(self, user: Any, scene: Any, attr: Any, target: str, r: Any) -> int:
+        payload = {"persona": user.profile.text(), "context": scene.context,
+                   "how_you_like_it": attr.setting(target).want, "request": scene.request,
+                   "replies": [d.text for d in r.deliveries if not d.suppressed],
+                   "actions": [{"tool": a.name, "status": a.status} for a in r.actions]}
+        return (await self.llm.ask(payload)).rating
