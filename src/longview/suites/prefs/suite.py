@@ -369,7 +369,8 @@ class PrefsSuite(Suite):
 
     def estimate(self, cells: list[Cell], dataset, roles: Roles, options: BaseModel) -> dict[str, tuple[int, int]]:
         """--dry-run: ~3 agent calls per session (~2,500 input tokens + memory), 2 user rewordings
-        per session, one judge call per final probe."""
+        per session and one PRS rating per final probe, one judge call per final probe, ~1 Mem0
+        extraction call per session (those go through Mem0's client, not longview's usage)."""
         out: dict[str, tuple[int, int]] = {}
 
         def add(role: str, n: int, tok: int) -> None:
@@ -382,7 +383,9 @@ class PrefsSuite(Suite):
             if not c.agent.startswith("ref:"):
                 add("agent", 3 * n_sessions, 2500 + (4000 if c.variant in ("file", "rag", "mem0") else 0))
             if roles.model("user"):
-                add("user", 2 * n_sessions, 300)
+                add("user", 2 * n_sessions + len(ud.final_probes) * options.repeats, 300)  # type: ignore[attr-defined]  # + PRS ratings
+            if roles.model("memory") and c.variant == "mem0":
+                add("memory", len(ud.sessions), 2000)  # Mem0's extraction, ~1 call per session (Mem0's own client)
             if roles.model("judge"):
                 add("judge", len(ud.final_probes) * options.repeats, 1500)  # type: ignore[attr-defined]
         return out
