@@ -282,6 +282,10 @@ def _report_outcome(result: Any, usage: dict) -> None:
              for label, counts in (("model retries", retries), ("calls failed for good", failed)) if counts]
     if parts:
         err.print(Text("; ".join(parts)), highlight=False)
+    from longview.kernel.models.usage import usage_notes
+
+    for note in usage_notes(usage):
+        err.print(Text(f"note: {note}"), highlight=False)
 
 
 def _print_scorecard(suite: Any, sc: Any, manifest: Any) -> None:

@@ -274,7 +274,7 @@ def make_agent(p: Prepared, cell: Cell) -> Agent:
     assert client is not None  # a model string always gives a client
     # One provider prompt-cache key per cell: its sessions share a long prompt prefix (never part of
     # the response-cache key; sent only to providers that take one).
-    params = with_cache_key(p.roles.params(AGENT), p.suite.name, cell.agent, cell.variant, cell.unit)
+    params = with_cache_key(p.roles.params(AGENT, cell.agent), p.suite.name, cell.agent, cell.variant, cell.unit)
     trial = p.roles.trial_key(cell.trial)
     if p.cfg.role_params.get(AGENT, GenParams()).seed is None:  # each trial samples with its own seed
         params = params.model_copy(update={"seed": trial})

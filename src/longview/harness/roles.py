@@ -21,6 +21,7 @@ from longview.kernel.agent import AssistantTurn, Message
 from longview.kernel.errors import ConfigError
 from longview.kernel.models import GenParams, ResponseCache, RetryPolicy, UsageLedger, make_client, make_provider_client
 from longview.kernel.models.contracts import ModelClient
+from longview.kernel.models.limits import with_output_cap
 from longview.kernel.models.prices import Price
 from longview.kernel.models.providers import PROVIDERS
 
@@ -156,10 +157,13 @@ class Roles:
 
         await aclose_all()
 
-    def params(self, role: str) -> GenParams:
+    def params(self, role: str, model: str | None = None) -> GenParams:
         """A role's parameters; suite roles default to temperature 0, the agent to the provider's defaults.
-        The sampling seed is the run's ``--seed`` unless the user gave one (the agent's is set per trial)."""
+        The sampling seed is the run's ``--seed`` unless the user gave one (the agent's is set per trial).
+        Every role gets its default output cap when none was given (``model``: the agent's model, for
+        the agent role)."""
         params = self._params.get(role) or (GenParams() if role == AGENT else GenParams(temperature=0.0))
+        params = with_output_cap(role, model or self.models.get(role), params)
         return params if params.seed is not None else params.model_copy(update={"seed": self.seed})
 
     def trial_key(self, trial: int) -> int:

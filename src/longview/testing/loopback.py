@@ -3,7 +3,10 @@
 It serves ``POST …/chat/completions`` on 127.0.0.1 only, answers after ``latency`` seconds with
 what a pluggable *agent* function decides from the request (text, or a tool call), counts requests,
 tracks the peak number in flight, and injects faults on demand (429, 500, a hang, a dropped
-connection). It is plain asyncio streams with HTTP/1.1 keep-alive, so one process holds thousands
+connection). A request with ``"stream": true`` is answered as server-sent events like llama.cpp's,
+vLLM's or OpenAI's (``stream="ignore"`` answers it unstreamed, ``"refuse"`` with a 400, as servers
+without streaming do; ``chunk_gap`` puts silence between the pieces). ``strict=True`` refuses, as a
+strict chat server does, a request that ends on an assistant message. It is plain asyncio streams with HTTP/1.1 keep-alive, so one process holds thousands
 of concurrent connections; every server stops by itself after ``lifetime`` seconds.
 
 In-process (tests)::
@@ -117,6 +120,8 @@ class Stats:
 
     requests: int = 0  # chat-completions requests received (answered or faulted)
     answered: int = 0  # ... answered with 200
+    streamed: int = 0  # ... of which as server-sent events
+    refused: int = 0  # requests refused with a 400 for their shape (strict mode, streaming refused)
     in_flight: int = 0  # requests received and not yet answered/dropped
     peak_in_flight: int = 0
     connections: int = 0  # open connections now
@@ -128,6 +133,8 @@ class Stats:
         return {
             "requests": self.requests,
             "answered": self.answered,
+            "streamed": self.streamed,
+            "refused": self.refused,
             "in_flight": self.in_flight,
             "peak_in_flight": self.peak_in_flight,
             "connections": self.connections,
@@ -157,7 +164,13 @@ class LoopbackServer:
         faults: FaultPlan | None = None,
         hang: float | None = None,
         cached_share: float = 0.0,
+        stream: str = "sse",
+        chunk_gap: float = 0.0,
+        strict: bool = False,
     ) -> None:
+        if stream not in ("sse", "ignore", "refuse"):
+            raise ValueError(f"stream must be sse, ignore or refuse, got {stream!r}")
+        self.stream, self.chunk_gap, self.strict = stream, chunk_gap, strict
         self.latency = latency
         self.cached_share = cached_share
         self.agent = agent or echo_agent
@@ -185,7 +198,7 @@ class LoopbackServer:
     def reset_stats(self) -> None:
         """Zero the counters; open connections and requests in flight stay counted."""
         st = self.stats
-        st.requests = st.answered = st.connections_opened = 0
+        st.requests = st.answered = st.streamed = st.refused = st.connections_opened = 0
         st.peak_in_flight, st.peak_connections = st.in_flight, st.connections
         st.faults.clear()
 
@@ -266,7 +279,10 @@ class LoopbackServer:
                 response = await self._route(method, path, body)
                 if response is None:  # a dropped connection
                     break
-                writer.write(response)
+                if isinstance(response, list):  # a streamed answer: its events
+                    await self._write_stream(writer, response)
+                else:
+                    writer.write(response)
                 await writer.drain()
                 if not keep_alive:
                     break
@@ -281,7 +297,7 @@ class LoopbackServer:
                 self._handlers.discard(task)
             writer.close()
 
-    async def _route(self, method: str, path: str, body: bytes) -> bytes | None:
+    async def _route(self, method: str, path: str, body: bytes) -> bytes | list[bytes] | None:
         route = path.split("?", 1)[0].rstrip("/")
         if method == "POST" and route.endswith("/chat/completions"):
             return await self._chat(body)
@@ -294,7 +310,7 @@ class LoopbackServer:
             return _response(200, {"ok": True})
         return _response(404, {"error": {"message": f"no route {method} {path}"}})
 
-    async def _chat(self, raw: bytes) -> bytes | None:
+    async def _chat(self, raw: bytes) -> bytes | list[bytes] | None:
         st = self.stats
         index = st.requests
         st.requests += 1
@@ -311,32 +327,63 @@ class LoopbackServer:
             if fault is not None:
                 st.faults[fault.value] += 1
                 return await self._fault(fault)
+            refusal = self._refusal(body)
+            if refusal is not None:
+                st.refused += 1
+                return _response(400, {"error": {"code": 400, "message": refusal, "type": "invalid_request_error"}})
             if self.latency > 0:
                 await asyncio.sleep(self.latency)
             message = {"role": "assistant", "content": None, **self.agent(body)}
             prompt_tokens = max(1, len(raw) // 4)
             completion_tokens = max(1, len(json.dumps(message)) // 4)
+            cap = body.get("max_tokens") or body.get("max_completion_tokens")
+            finish = "tool_calls" if message.get("tool_calls") else "stop"
+            if isinstance(cap, int) and 0 < cap < completion_tokens:  # a reply cut at the cap, as a server would
+                completion_tokens, finish = cap, "length"
+                if isinstance(message.get("content"), str):
+                    message["content"] = message["content"][: cap * 4]
+            usage = {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+                **({"prompt_tokens_details": {"cached_tokens": int(prompt_tokens * self.cached_share)}}
+                   if self.cached_share else {}),
+            }
             st.answered += 1
+            if body.get("stream") is True and self.stream == "sse":
+                st.streamed += 1
+                return _sse_events(index, body.get("model", ""), message, finish, usage, body)
             return _response(200, {
                 "id": f"chatcmpl-loopback-{index}",
                 "object": "chat.completion",
                 "created": 0,
                 "model": body.get("model", ""),
-                "choices": [{
-                    "index": 0,
-                    "message": message,
-                    "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
-                }],
-                "usage": {
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": completion_tokens,
-                    "total_tokens": prompt_tokens + completion_tokens,
-                    **({"prompt_tokens_details": {"cached_tokens": int(prompt_tokens * self.cached_share)}}
-                       if self.cached_share else {}),
-                },
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                "usage": usage,
             })
         finally:
             st.in_flight -= 1
+
+    def _refusal(self, body: dict[str, Any]) -> str | None:
+        """Why a server of this server's kind refuses the request's shape (None: it does not)."""
+        if body.get("stream") is True and self.stream == "refuse":
+            return "stream is not supported (loopback)"
+        if self.strict:
+            messages = body.get("messages") or []
+            if messages and isinstance(messages[-1], dict) and messages[-1].get("role") == "assistant":
+                return "Cannot have an assistant message at the end of the list (loopback strict)"
+        return None
+
+    async def _write_stream(self, writer: asyncio.StreamWriter, events: list[bytes]) -> None:
+        """Send a streamed answer: one HTTP chunk per event, ``chunk_gap`` seconds apart."""
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+                     b"Transfer-Encoding: chunked\r\n\r\n")
+        for i, event in enumerate(events):
+            if self.chunk_gap > 0 and i:
+                await writer.drain()
+                await asyncio.sleep(self.chunk_gap)
+            writer.write(b"%x\r\n%s\r\n" % (len(event), event))
+        writer.write(b"0\r\n\r\n")
 
     async def _fault(self, fault: Fault) -> bytes | None:
         if fault is Fault.RATE_LIMIT:
@@ -350,6 +397,32 @@ class LoopbackServer:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.closed.wait(), self.hang)
         return None  # HANG ends, like DROP, with the connection closed and no answer
+
+
+def _sse_events(index: int, model: str, message: dict[str, Any], finish: str, usage: dict[str, Any],
+                body: dict[str, Any]) -> list[bytes]:
+    """A reply as the chunk events a streaming server sends: the role, the text in two pieces, each
+    tool call's id and name then its arguments, the finish reason, the usage when asked for, [DONE]."""
+    head = {"id": f"chatcmpl-loopback-{index}", "object": "chat.completion.chunk", "created": 0, "model": model}
+
+    def event(delta: dict[str, Any] | None, finish_reason: str | None = None, **extra: Any) -> bytes:
+        choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish_reason}]
+        return b"data: " + json.dumps({**head, "choices": choices, **extra}, separators=(",", ":")).encode() + b"\n\n"
+
+    events = [event({"role": "assistant", "content": None})]
+    text = message.get("content")
+    if isinstance(text, str) and text:
+        cut = max(1, len(text) // 2)
+        events += [event({"content": text[:cut]}), *([event({"content": text[cut:]})] if text[cut:] else [])]
+    for i, call in enumerate(message.get("tool_calls") or []):
+        fn = call.get("function") or {}
+        events.append(event({"tool_calls": [{"index": i, "id": call.get("id"), "type": "function",
+                                             "function": {"name": fn.get("name"), "arguments": ""}}]}))
+        events.append(event({"tool_calls": [{"index": i, "function": {"arguments": fn.get("arguments", "")}}]}))
+    events.append(event({}, finish))
+    if (body.get("stream_options") or {}).get("include_usage"):
+        events.append(event(None, usage=usage))
+    return [*events, b"data: [DONE]\n\n"]
 
 
 def _parse_head(head: bytes) -> tuple[str, str, bool, int]:
@@ -386,7 +459,8 @@ def _response(status: int, payload: Any, headers: dict[str, str] | None = None) 
 
 
 async def _main(args: argparse.Namespace) -> None:
-    server = LoopbackServer(args.latency, AGENTS[args.agent], port=args.port, lifetime=args.lifetime)
+    server = LoopbackServer(args.latency, AGENTS[args.agent], port=args.port, lifetime=args.lifetime,
+                            stream=args.stream, strict=args.strict)
     await server.start()
     print(f"LISTENING {server.url}", flush=True)
     loop = asyncio.get_running_loop()
@@ -402,6 +476,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
     ap.add_argument("--port", type=int, default=0, help="0 picks a free port")
     ap.add_argument("--agent", choices=sorted(AGENTS), default="tool_then_finish")
+    ap.add_argument("--stream", choices=["sse", "ignore", "refuse"], default="sse",
+                    help="answer streamed requests as server-sent events, unstreamed, or with a 400")
+    ap.add_argument("--strict", action="store_true", help="refuse a request that ends on an assistant message")
     ap.add_argument("--lifetime", type=float, default=DEFAULT_LIFETIME,
                     help="stop after this many seconds, or sooner when standard input closes (its parent went away): "
                          "started from a shell in the background, keep stdin open, e.g. `sleep 3600 | python -m ...`")

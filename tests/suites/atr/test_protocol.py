@@ -15,7 +15,7 @@ from longview.kernel.session import TerminationReason, run_session
 from longview.kernel.trace import TraceWriter
 from longview.suites.atr.context import render_session
 from longview.suites.atr.dataset import load_episode
-from longview.suites.atr.protocol import DEFLECTION, LearningProtocol, TestProtocol
+from longview.suites.atr.protocol import CARRY_ON_NOTE, DEFLECTION, LearningProtocol, TestProtocol
 from longview.suites.atr.records import LearningRecord
 from longview.suites.atr.scaffold import KeywordRouter, RouteVerdict, TopicClassifier
 from longview.suites.atr.user import ScriptedUser, UserReply
@@ -166,13 +166,16 @@ def test_test_protocol_finish_and_text_only():
                                   phase="test", trace=TraceWriter(None, "t")))
     assert out.termination is TerminationReason.AGENT_FINISH
     assert "send_to_user" not in [s["function"]["name"] for s in agent.seen[0].tools]
-    # Narration never ends a test session and gets no answer: the next turn sees its own text last.
+    # Narration never ends a test session and gets no answer: the next turn sees its own text, then
+    # only the user-role carry-on marker (never a request ending on an assistant message).
     narrate = Script([AssistantTurn(text="Let me look."), AssistantTurn(text="Still looking."),
                       AssistantTurn(tool_calls=[ToolCall(id="f", name="finish_session")])])
     out = asyncio.run(run_session(narrate, env, TestProtocol(), system="s", opening=[], session_id="t", phase="test",
                                   trace=TraceWriter(None, "t")))
     assert out.termination is TerminationReason.AGENT_FINISH and out.turns == 3
-    assert narrate.seen[2].messages[-1].content == "Still looking."
+    tail = narrate.seen[2].messages[-4:]
+    assert [(m.role, m.content) for m in tail] == [("assistant", "Let me look."), ("user", CARRY_ON_NOTE),
+                                                   ("assistant", "Still looking."), ("user", CARRY_ON_NOTE)]
     out = asyncio.run(run_session(Script([AssistantTurn(text="I would buy it")] * 30), env, TestProtocol(), system="s",
                                   opening=[], session_id="t", phase="test", trace=TraceWriter(None, "t")))
     assert out.termination is TerminationReason.TURN_CAP and out.turns == 20

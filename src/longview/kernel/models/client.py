@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from longview.kernel.agent import AssistantTurn, Message
 from longview.kernel.errors import ConfigError
 
+from . import callstats
 from .contracts import (  # noqa: F401 - re-exported: the model layer's public names
     GenParams,
     ModelCallFailed,
@@ -103,11 +104,16 @@ class ManagedClient:
                     self.ledger.record_cache_hit(self.role)
                 return hit
         attempts = 0
+        stats = callstats.CallStats()
 
         async def attempt() -> AssistantTurn:
-            nonlocal attempts
+            nonlocal attempts, stats
             attempts += 1
-            return await self.inner.complete(system, messages, tools, params, trial)
+            stats, token = callstats.begin()  # the provider client underneath fills it in
+            try:
+                return await self.inner.complete(system, messages, tools, params, trial)
+            finally:
+                callstats.end(token)
 
         try:
             turn = await self.retry.call(attempt, label=self.model)
@@ -115,11 +121,15 @@ class ManagedClient:
             if self.ledger is not None:
                 self.ledger.record_failure(self.role, attempts)
             raise
+        if params.tool_calls == "text":
+            from .text_tools import calls_from_text
+
+            turn, stats.text_tool_calls = calls_from_text(turn, tools)
         turn.usage, cost_known = price_usage(
             self.model, turn.usage, self.ledger.prices if self.ledger is not None else None
         )
         if self.ledger is not None:
-            self.ledger.record(self.role, turn.usage, cost_known=cost_known, attempts=attempts)
+            self.ledger.record(self.role, turn.usage, cost_known=cost_known, attempts=attempts, stats=stats)
         # An empty turn (no text, no calls) is a provider hiccup callers retry; never replay it.
         if self.cache is not None and key is not None and (turn.tool_calls or (turn.text or "").strip()):
             self.cache.put(key, turn, model=self.model)

@@ -41,15 +41,30 @@ class GenParams(BaseModel):
         description="Routing key for automatic prompt caching where supported (OpenAI's "
         "prompt_cache_key): calls sharing a prompt prefix, e.g. one cell's sessions, share a key.",
     )
+    tool_calls: Literal["native", "text"] = Field(
+        default="native",
+        description="Where tool calls come from: 'native' (the API's tool_calls only) or 'text' (also "
+        "a reply whose text is a tool call — a bare JSON object, a fenced JSON block or <tool_call> "
+        "tags — naming an offered tool; opt-in, counted per role as text_tool_calls).",
+    )
+    stream: bool | None = Field(
+        default=None,
+        description="Stream the reply (server-sent events): None streams on plain-http endpoints "
+        "(local servers), True/False force it on or off where the client supports streaming.",
+    )
 
-    # Fields that steer provider-side caching but never the answer: not part of a response-cache key.
-    TRANSPORT_FIELDS: ClassVar[frozenset[str]] = frozenset({"cache_prompt", "prompt_cache_key"})
+    # Fields that steer transport or provider-side caching but never the answer: not part of a
+    # response-cache key.
+    TRANSPORT_FIELDS: ClassVar[frozenset[str]] = frozenset({"cache_prompt", "prompt_cache_key", "stream"})
 
     def answer_fields(self) -> dict[str, Any]:
-        """The fields that can change a model's answer (JSON mode), for cache keys."""
-        fields = self.model_dump(mode="json", exclude=set(self.TRANSPORT_FIELDS))
+        """The fields that can change a model's answer (JSON mode), for cache keys. ``seed`` and
+        ``tool_calls`` join only when not their defaults, so keys computed before they existed stay."""
+        fields = self.model_dump(mode="json", exclude=set(self.TRANSPORT_FIELDS) | {"tool_calls"})
         if fields["seed"] is None:  # keys of requests without a seed stay those computed before seeds were sent
             del fields["seed"]
+        if self.tool_calls != "native":
+            fields["tool_calls"] = self.tool_calls
         return fields
 
 

@@ -17,6 +17,7 @@ import json
 import ssl
 import urllib.request
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -60,6 +61,7 @@ class Response:
     reason_phrase: str
     headers: Headers
     content: bytes
+    streamed: bool = False  # the body was server-sent events, handed to the caller as they came
 
     @property
     def text(self) -> str:
@@ -134,14 +136,18 @@ class LeanClient:
 
     async def post(
         self, url: str, *, json: Any = None, content: bytes | None = None, headers: dict[str, str] | None = None,
-        timeout: httpx.Timeout | float | None = None,
+        timeout: httpx.Timeout | float | None = None, on_data: Callable[[bytes], None] | None = None,
     ) -> Response:
-        """POST to ``url`` (on this client's host) and read the whole response."""
+        """POST to ``url`` (on this client's host) and read the whole response. With ``on_data``, a
+        200 answered as server-sent events goes to ``on_data`` piece by piece as it arrives (the
+        response then has ``streamed`` set and no content), and the read timeout bounds the silence
+        between pieces, not the whole answer."""
         parts = urlsplit(url)
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         body = content if content is not None else _dumps(json)
+        accept = "text/event-stream, application/json" if on_data is not None else "application/json"
         head = [f"POST {target} HTTP/1.1", f"Host: {self._host_header}", f"User-Agent: {USER_AGENT}",
-                "Accept: application/json", "Accept-Encoding: gzip, deflate", f"Content-Length: {len(body)}"]
+                f"Accept: {accept}", "Accept-Encoding: gzip, deflate", f"Content-Length: {len(body)}"]
         headers = headers or {}
         if not any(k.lower() == "content-type" for k in headers):
             head.append("Content-Type: application/json")
@@ -158,18 +164,19 @@ class LeanClient:
                 conn.close()
                 continue
             try:
-                return await self._exchange(conn, request, timeouts)
+                return await self._exchange(conn, request, timeouts, on_data)
             except _Stale:
                 conn.close()
                 break
         conn = await self._connect(timeouts)
         try:
-            return await self._exchange(conn, request, timeouts)
+            return await self._exchange(conn, request, timeouts, on_data)
         except _Stale:
             conn.close()
             raise httpx.RemoteProtocolError("server closed the connection without a response") from None
 
-    async def _exchange(self, conn: _Conn, request: bytes, timeouts: Timeouts) -> Response:
+    async def _exchange(self, conn: _Conn, request: bytes, timeouts: Timeouts,
+                        on_data: Callable[[bytes], None] | None = None) -> Response:
         keep = False
         try:
             try:
@@ -178,11 +185,16 @@ class LeanClient:
             except (ConnectionError, OSError):
                 raise _Stale() from None
             try:
-                async with asyncio.timeout(timeouts.read):
-                    resp, keep = await _read_response(conn.reader)
+                async with asyncio.timeout(timeouts.read) as window:
+                    status, reason, headers, reusable = await _read_head(conn.reader)
+                    if (on_data is not None and status == 200 and not headers.get("content-encoding")
+                            and "text/event-stream" in headers.get("content-type", "")):
+                        keep = await _stream_body(conn.reader, headers, reusable, on_data, window, timeouts.read)
+                        return Response(status, reason, headers, b"", streamed=True)
+                    body, keep = await _read_body(conn.reader, status, headers, reusable)
             except TimeoutError:
                 raise httpx.ReadTimeout("timed out waiting for the response") from None
-            return resp
+            return Response(status, reason, headers, body)
         finally:
             if keep and not self.closed:
                 self._idle.append(conn)
@@ -198,8 +210,8 @@ def _dumps(obj: Any) -> bytes:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
-async def _read_response(reader: asyncio.StreamReader) -> tuple[Response, bool]:
-    """Read one response; (response, whether the connection can be reused)."""
+async def _read_head(reader: asyncio.StreamReader) -> tuple[int, str, Headers, bool]:
+    """Read a response head: (status, reason, headers, whether the connection can be reused)."""
     try:
         head = await reader.readuntil(b"\r\n\r\n")
     except asyncio.IncompleteReadError as e:
@@ -225,6 +237,11 @@ async def _read_response(reader: asyncio.StreamReader) -> tuple[Response, bool]:
             headers[key] = f"{headers[key]}, {v.strip()}" if key in headers else v.strip()
     conn_tokens = headers.get("connection", "").lower()
     keep = "close" not in conn_tokens if version == "HTTP/1.1" else "keep-alive" in conn_tokens
+    return status, reason, headers, keep
+
+
+async def _read_body(reader: asyncio.StreamReader, status: int, headers: Headers, keep: bool) -> tuple[bytes, bool]:
+    """Read a whole response body (decoded): (body, whether the connection can be reused)."""
     try:
         if 100 <= status < 200 or status in (204, 304):
             body = b""
@@ -248,7 +265,48 @@ async def _read_response(reader: asyncio.StreamReader) -> tuple[Response, bool]:
             body = zlib.decompress(body)
         except zlib.error:
             body = zlib.decompress(body, -zlib.MAX_WBITS)
-    return Response(status, reason, headers, body), keep
+    return body, keep
+
+
+async def _stream_body(reader: asyncio.StreamReader, headers: Headers, keep: bool, on_data: Callable[[bytes], None],
+                       window: asyncio.Timeout, silence: float | None) -> bool:
+    """Hand a body to ``on_data`` piece by piece; ``window`` (the read timeout) restarts after each
+    piece, so only silence is bounded. Returns whether the connection can be reused."""
+    loop = asyncio.get_running_loop()
+
+    def heard() -> None:
+        if silence is not None:
+            window.reschedule(loop.time() + silence)
+
+    try:
+        if "chunked" in headers.get("transfer-encoding", "").lower():
+            while True:
+                size = int((await reader.readuntil(b"\r\n")).split(b";", 1)[0].strip(), 16)
+                if size == 0:
+                    while (await reader.readuntil(b"\r\n")) != b"\r\n":  # trailers
+                        pass
+                    return keep
+                on_data(await reader.readexactly(size))
+                await reader.readexactly(2)
+                heard()
+        left = int(headers["content-length"]) if "content-length" in headers else None
+        while left is None or left > 0:
+            piece = await reader.read(65536 if left is None else min(65536, left))
+            if not piece:
+                if left:
+                    raise asyncio.IncompleteReadError(b"", left)
+                return False  # close-delimited: the connection is done
+            on_data(piece)
+            if left is not None:
+                left -= len(piece)
+            heard()
+        return keep
+    except asyncio.IncompleteReadError:
+        raise httpx.RemoteProtocolError("connection closed in the middle of the streamed response") from None
+    except (ConnectionError, OSError) as e:
+        raise httpx.ReadError(f"{type(e).__name__}: {e}") from None
+    except ValueError:
+        raise httpx.RemoteProtocolError("malformed response framing") from None
 
 
 async def _read_chunked(reader: asyncio.StreamReader) -> bytes:

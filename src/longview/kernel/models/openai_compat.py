@@ -21,13 +21,16 @@ import httpx
 from longview.kernel.agent import AssistantTurn, Message, ToolCall, Usage
 from longview.kernel.errors import ConfigError
 
+from . import callstats
 from .contracts import GenParams, ProviderError, ProviderSpec
 from .http import LeanClient, proxied
 from .prompt_cache import mark_cache_control, needs_cache_control
 from .retry import parse_retry_after
 from .secrets import get_key
+from .sse import StreamAssembler, StreamError
 
 RAW_ARGUMENTS = "__raw__"
+_NO_STREAM: set[str] = set()  # endpoints that refused a streamed request: asked unstreamed from then on
 
 
 def make_timeout(seconds: float) -> httpx.Timeout:
@@ -203,7 +206,27 @@ def to_openai_messages(system: str | None, messages: list[Message]) -> list[dict
         else:
             # Several servers reject a null content on a message without tool calls.
             out.append({"role": m.role, "content": m.content or ""})
+    if out and out[-1]["role"] == "assistant":
+        # A request never ends on an assistant message: servers read that three ways (a fresh turn,
+        # a prefill to continue — llama.cpp, Anthropic — or a 400 when two end the list). Every
+        # server reads a user-role continuation alike. Protocols that carry on after a text turn add
+        # their own note; this is the net for any other caller.
+        out.append({"role": "user", "content": TAIL_CONTINUATION})
     return out
+
+
+TAIL_CONTINUATION = "Continue."
+
+
+def request_refused(detail: str, status: int, body: dict[str, Any]) -> str:
+    """The server's own message for a refused request, with the request's shape for a 4xx that is
+    not about rate or time (the request itself was refused: say what was sent)."""
+    if not 400 <= status < 500 or status in (408, 429):
+        return detail
+    msgs = body.get("messages") or []
+    last = msgs[-1].get("role", "?") if msgs else "none"
+    return (f"server refused the request: {detail} (it had {len(msgs)} messages ending with a {last} message, "
+            f"{len(body.get('tools') or [])} tools)")
 
 
 def dump_arguments(arguments: dict[str, Any]) -> str:
@@ -356,7 +379,7 @@ def parse_completion(data: Any) -> AssistantTurn:
     )
 
 
-def error_detail(resp: httpx.Response) -> str:
+def error_detail(resp: Any) -> str:
     """A short description of an error response (the provider's message when it has one)."""
     try:
         body = resp.json()
@@ -474,6 +497,14 @@ class OpenAICompatClient:
         body.update(params.extra)
         return body
 
+    def _streams(self, params: GenParams) -> bool:
+        """Whether to ask for a streamed reply: unless ``stream=False``, on endpoints the lean client
+        serves (local servers, where a slow model must not look silent), and never again on an
+        endpoint that refused a streamed request."""
+        if params.stream is False or self.api_base in _NO_STREAM:
+            return False
+        return params.stream is True or endpoint_pool(self.api_base).lean
+
     async def complete(
         self,
         system: str | None,
@@ -482,17 +513,31 @@ class OpenAICompatClient:
         params: GenParams,
         trial: int = 0,
     ) -> AssistantTurn:
-        """One POST to ``{api_base}/chat/completions``; failures raise :class:`ProviderError`."""
+        """One POST to ``{api_base}/chat/completions``; failures raise :class:`ProviderError`.
+
+        Streamed where :meth:`_streams` says so and the HTTP client can (the lean client): then the
+        request timeout is the silence allowed between pieces, and the first-token latency and
+        decoding time go to the call's :mod:`.callstats`. A server that refuses a streamed request
+        (a 4xx naming ``stream``) is asked again unstreamed, and not streamed to again.
+        """
         url = f"{self.api_base}/chat/completions"
         headers = {"Content-Type": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
-        content = encode_body(self.request_body(system, messages, tools, params))
+        body = self.request_body(system, messages, tools, params)
+        want_stream = self._streams(params)
+        stream: StreamAssembler | None = None
         try:
             async with self._client() as http:
-                resp = await http.post(url, content=content, headers=headers, timeout=self._timeout)
+                if want_stream and isinstance(http, LeanClient):
+                    stream = StreamAssembler()
+                    content = encode_body({**body, "stream": True, "stream_options": {"include_usage": True}})
+                    resp: Any = await http.post(url, content=content, headers=headers, timeout=self._timeout,
+                                                on_data=stream.feed)
+                else:
+                    resp = await http.post(url, content=encode_body(body), headers=headers, timeout=self._timeout)
         except httpx.TimeoutException as err:
-            raise ProviderError(f"timeout ({type(err).__name__}) calling {url}") from None
+            raise ProviderError(f"timeout ({type(err).__name__}: {self._silence()}) calling {url}") from None
         except httpx.UnsupportedProtocol:
             raise ProviderError(
                 f"unsupported URL {url!r}: api_base needs http:// or https://", retryable=False
@@ -501,20 +546,41 @@ class OpenAICompatClient:
             raise ProviderError(
                 f"connection error calling {url}: {type(err).__name__}: {err}"
             ) from None
+        except StreamError as err:
+            raise _malformed(f"streamed reply: {err}") from None
         if resp.status_code >= 400:
+            detail = error_detail(resp)
+            if stream is not None and 400 <= resp.status_code < 500 and "stream" in detail.lower():
+                _NO_STREAM.add(self.api_base)  # this server does not take streamed requests: ask again plainly
+                return await self.complete(system, messages, tools, params, trial)
             raise ProviderError(
-                error_detail(resp),
+                request_refused(detail, resp.status_code, body),
                 status=resp.status_code,
                 retry_after=parse_retry_after(resp.headers.get("retry-after")),
             )
-        try:
-            data = resp.json()
-        except (ValueError, RecursionError):
-            # A 2xx that is not JSON is a gateway hiccup, not a bad request.
-            raise ProviderError(
-                "response body is not JSON", status=resp.status_code, retryable=True
-            ) from None
+        if getattr(resp, "streamed", False) and stream is not None:
+            try:
+                data: Any = stream.body()
+            except StreamError as err:
+                raise _malformed(f"streamed reply: {err}") from None
+        else:
+            stream = None
+            try:
+                data = resp.json()
+            except (ValueError, RecursionError):
+                # A 2xx that is not JSON is a gateway hiccup, not a bad request.
+                raise ProviderError(
+                    "response body is not JSON", status=resp.status_code, retryable=True
+                ) from None
         turn = parse_completion(data)
+        stats = callstats.current()
+        if stats is not None:
+            choice = (data.get("choices") or [{}])[0]
+            reason = choice.get("finish_reason") if isinstance(choice, dict) else None
+            stats.finish_reason = reason if isinstance(reason, str) else None
+            if stream is not None:
+                stats.streamed = True
+                stats.first_token_s, stats.decode_s = stream.first_token_s, stream.decode_s
         if self._echo:
             msg = (data.get("choices") or [{}])[0].get("message") or {}
             reasoning = msg.get("reasoning_content")
@@ -524,3 +590,7 @@ class OpenAICompatClient:
                     self._reasoning.pop(next(iter(self._reasoning)))
                 self._reasoning[_turn_key(turn.text, turn.tool_calls)] = reasoning
         return turn
+
+    def _silence(self) -> str:
+        read = self._timeout.read if isinstance(self._timeout, httpx.Timeout) else self._timeout
+        return f"no byte from the server for {read:g} s" if read else "timed out"

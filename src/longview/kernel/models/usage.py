@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, computed_field
 
 from longview.kernel.agent import Usage
 
+from .callstats import CallStats
 from .prices import PRICES, Price, lookup_price
 
 __all__ = ["PRICES", "Price", "lookup_price", "price_usage", "RoleUsage", "UsageLedger", "UsageSummary"]
@@ -51,12 +52,30 @@ class RoleUsage(BaseModel):
     retries: int = Field(default=0, ge=0, description="Extra provider attempts beyond the first, over all calls.")
     failed_calls: int = Field(default=0, ge=0, description="Calls that failed for good (retries exhausted or not retryable).")
     cost_known: bool = Field(default=True, description="False if any call's model had no price.")
+    truncated: int = Field(default=0, ge=0, description="Replies that stopped at the output cap (finish_reason length).")
+    text_tool_calls: int = Field(default=0, ge=0, description="Tool calls read from reply text (tool_calls=text), not the API's tool_calls.")
+    streamed_calls: int = Field(default=0, ge=0, description="Calls whose reply was streamed (server-sent events).")
+    streamed_output_tokens: int = Field(default=0, ge=0, description="Completion tokens of the streamed calls.")
+    first_token_s: float = Field(default=0.0, ge=0, allow_inf_nan=False, description="Seconds from request to first token, summed over streamed calls.")
+    decode_s: float = Field(default=0.0, ge=0, allow_inf_nan=False, description="Seconds from first token to the end, summed over streamed calls.")
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def cached_share(self) -> float:
         """Share of prompt tokens served from the provider's prompt cache."""
         return self.cached_tokens / self.input_tokens if self.input_tokens else 0.0
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def mean_first_token_s(self) -> float | None:
+        """Mean first-token latency of the streamed calls (None: nothing streamed)."""
+        return round(self.first_token_s / self.streamed_calls, 4) if self.streamed_calls else None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def tokens_per_s(self) -> float | None:
+        """Completion tokens per second of decoding, over the streamed calls (None: not measured)."""
+        return round(self.streamed_output_tokens / self.decode_s, 2) if self.decode_s > 0 else None
 
     def add(self, other: RoleUsage) -> None:
         """Accumulate ``other`` into this total."""
@@ -72,7 +91,23 @@ class RoleUsage(BaseModel):
             fields["cost_known"] = False
 
 
-COUNTS = ("calls", "input_tokens", "cached_tokens", "output_tokens", "cost_usd", "cache_hits", "retries", "failed_calls")
+# Wall-time measures (streamed calls): two runs of the same plan differ in these, and only in these.
+TIMINGS = ("first_token_s", "decode_s", "mean_first_token_s", "tokens_per_s")
+
+
+def without_timings(block: dict) -> dict:
+    """A usage block or journal entry without its wall-time measures (to compare two runs)."""
+    out = {k: v for k, v in block.items() if k not in TIMINGS}
+    for key in ("roles",):
+        if isinstance(out.get(key), dict):
+            out[key] = {r: without_timings(u) for r, u in out[key].items()}
+    if isinstance(out.get("total"), dict):
+        out["total"] = without_timings(out["total"])
+    return out
+
+
+COUNTS = ("calls", "input_tokens", "cached_tokens", "output_tokens", "cost_usd", "cache_hits", "retries", "failed_calls",
+          "truncated", "text_tool_calls", "streamed_calls", "streamed_output_tokens", "first_token_s", "decode_s")
 
 
 class UsageSummary(BaseModel):
@@ -112,10 +147,18 @@ class UsageLedger:
                 entry["cost_known"] = False
             self.journal(entry)
 
-    def record(self, role: str, usage: Usage, *, cost_known: bool = True, attempts: int = 1) -> None:
-        """Count one provider call whose ``usage`` already carries its cost (after ``attempts`` tries)."""
+    def record(self, role: str, usage: Usage, *, cost_known: bool = True, attempts: int = 1,
+               stats: CallStats | None = None) -> None:
+        """Count one provider call whose ``usage`` already carries its cost (after ``attempts`` tries),
+        with what its transport reported (``stats``: truncation, text tool calls, streaming times)."""
+        extra: dict[str, float] = {}
+        if stats is not None:
+            extra = {"truncated": int(stats.truncated), "text_tool_calls": stats.text_tool_calls}
+            if stats.streamed:
+                extra.update(streamed_calls=1, streamed_output_tokens=usage.output_tokens,
+                             first_token_s=round(stats.first_token_s, 4), decode_s=round(stats.decode_s, 4))
         self._add(role, cost_known, calls=1, input_tokens=usage.input_tokens, cached_tokens=usage.cached_tokens,
-                  output_tokens=usage.output_tokens, cost_usd=usage.cost_usd, retries=max(0, attempts - 1))
+                  output_tokens=usage.output_tokens, cost_usd=usage.cost_usd, retries=max(0, attempts - 1), **extra)
 
     def record_failure(self, role: str, attempts: int) -> None:
         """Count one call that failed for good after ``attempts`` tries (no tokens known)."""
@@ -168,3 +211,25 @@ def add_summaries(a: dict, b: dict) -> dict:
             total.roles.setdefault(role, RoleUsage()).add(u)
         total.total.add(old.total)
     return total.model_dump()
+
+
+def usage_notes(usage: dict) -> list[str]:
+    """What a reader of a run's usage must not miss, one line each: replies cut at the output cap,
+    tool calls read from text (a different measurement than native tool calls), streaming speed."""
+    notes = []
+    for role, u in (usage.get("roles") or {}).items():
+        if not isinstance(u, dict):
+            continue
+        calls = u.get("calls", 0)
+        if u.get("truncated"):
+            notes.append(f"{role}: {u['truncated']} of {calls} replies stopped at the output cap (finish_reason "
+                         f"length); raise it with --param {role}.max_tokens=N (--max-tokens for the agent)")
+        if u.get("text_tool_calls"):
+            notes.append(f"{role}: {u['text_tool_calls']} tool calls were read from reply text "
+                         f"(--param {role}.tool_calls=text); do not compare with runs that read native tool calls only")
+        if u.get("streamed_calls"):
+            first, rate = u.get("mean_first_token_s"), u.get("tokens_per_s")
+            notes.append(f"{role}: {u['streamed_calls']} of {calls} calls streamed; first token after "
+                         f"{first if first is not None else '?'} s on average"
+                         + (f", {rate} output tokens/s" if rate is not None else ""))
+    return notes

@@ -9,7 +9,8 @@ message passes Router → Classifier; on a Router positive the user simulator is
 ``<RULE_ANSWER>``, which is replaced by the rule's canonical answer (hit) or the deflection (miss).
 When the user ends the session its closing words are dropped (the release stamps an end marker in
 their place, which nobody reads). Test sessions: the user is offline, plain text is allowed and
-nobody answers it; the agent ends with ``finish_session()``. In both phases an empty response is
+nobody answers it (a user-role carry-on marker follows it, so no request ends on an assistant
+message); the agent ends with ``finish_session()``. In both phases an empty response is
 asked again twice before the session ends (``agent_empty_response``). Every protocol anomaly is
 recorded as a trace event.
 """
@@ -51,6 +52,8 @@ RESCUE_NOTE = (
     "<scaffolding_note>Your last reply was plain text, which the user cannot see. "
     "To talk to the user, call send_to_user with your message.</scaffolding_note>"
 )
+# What a test session's agent reads after a text-only turn (the user is offline: nobody answers).
+CARRY_ON_NOTE = "<scaffolding_note>No one reads plain text here. Carry on with the task; call finish_session when it is done.</scaffolding_note>"
 HOOK_RETRIES = 2  # extra simulator calls when it drops the token (App. B.4)
 EMPTY_RETRIES = 2  # extra agent calls after an empty response (the release's runner)
 
@@ -191,8 +194,11 @@ class TestProtocol:
 
     async def on_text(self, text: str, turn: int, trace: TraceWriter) -> ControlResult:
         # Plain text is allowed (models narrate) and nobody answers it: the session goes on until
-        # finish_session or the turn cap, as in the release.
-        return ControlResult(carry_on=True)
+        # finish_session or the turn cap, as in the release. The next request must not end on that
+        # assistant message (servers read it as a prefill to continue, or refuse a second one), so
+        # a user-role marker that says only "go on" follows it, as the release's Anthropic adapter
+        # does; it is kept in the history so every later request repeats the same prefix.
+        return ControlResult(note=CARRY_ON_NOTE)
 
     async def on_tool_result(self, call: ToolCall, ok: bool, turn: int) -> None:
         return None
