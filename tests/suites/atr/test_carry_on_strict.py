@@ -34,7 +34,7 @@ def test_carry_on_turns_complete_on_a_strict_server(episodes, tmp_path):
         store, sc = harness.run(cfg)
         refused = srv.stats.refused
     row = sc.rows[0]
-    assert row.n_aborted == 0 and row.n_personas == 1, row.abort_reasons
+    assert row.n_aborted == 0 and row.n == 1, row.abort_reasons
     assert refused == 0
     assert all(m["role"] != "assistant" for m in seen)
     # The narration is answered by the marker, in atr's words (not the model layer's generic net).
