@@ -222,6 +222,10 @@ def _run(suite: Any, kw: dict[str, Any]) -> None:
             if unpriced:
                 err.print(f"note: no price known for {', '.join(unpriced)}", highlight=False, markup=False)
             err.print(COST_NOTE, highlight=False, markup=False)
+        from longview.harness.flight import flight
+
+        for line in flight(prepared).lines():
+            console.print(line, highlight=False, markup=False)
         return
     try:  # output paths are checked before anything is written
         if kw["json_out"]:
