@@ -7,7 +7,10 @@ session the prefix grows turn by turn; what a layout decides is the share at a s
 request. Providers render the tool block before the system prompt and the conversation, so the
 request is read here in that order: the tool schemas (JSON), then each message (role and
 content). For each session's first request (one with no assistant message yet) the share is the
-length of its common prefix with the previous request the server received, over its own length.
+length of its common prefix with the previous request the server received (a one-slot cache such
+as llama.cpp's), or with the best of the last 64 (a cache of many prefixes: vLLM, OpenAI), over its
+own length. Both renderings are reported: tools first (Anthropic's documented order) and system
+first (chat templates that put the tool list in the system turn: Qwen/Hermes in llama.cpp and vLLM).
 
 Runs each suite's model agent (``hosted_vllm/loopback``) on a loopback server with one request in
 flight (so "previous" is well defined), the scripted agent ``finish_or_send`` answering (each
@@ -56,15 +59,18 @@ def common_prefix(a: str, b: str) -> int:
     return lo
 
 
-def shares(bodies: list[dict[str, Any]], order: str = "tools") -> list[float]:
+def shares(bodies: list[dict[str, Any]], order: str = "tools", window: int = 1) -> list[float]:
+    """Per session start, its longest common prefix with one of the ``window`` requests before it
+    (1: the previous request, a one-slot cache like llama.cpp's; more: a cache of many prefixes like
+    vLLM's or OpenAI's), over its own length."""
     out = []
-    prev: str | None = None
+    before: list[str] = []
     for body in bodies:
         text = rendered(body, order)
         first = not any(m.get("role") == "assistant" for m in body.get("messages") or [])
-        if first and prev is not None and text:
-            out.append(common_prefix(text, prev) / len(text))
-        prev = text
+        if first and before and text:
+            out.append(max(common_prefix(text, b) for b in before) / len(text))
+        before = [*before[-(window - 1):], text] if window > 1 else [text]
     return out
 
 
@@ -82,9 +88,10 @@ def measure(suite: str, units: int, options: dict[str, Any]) -> dict[str, Any]:
         harness.run(cfg)
     out: dict[str, Any] = {"suite": suite, "requests": len(bodies)}
     for order in ("tools", "system"):
-        s = shares(bodies, order)
-        out[order] = {"session_starts": len(s), "mean": round(statistics.fmean(s), 3) if s else None,
-                      "median": round(statistics.median(s), 3) if s else None, "min": round(min(s), 3) if s else None}
+        for window, key in ((1, order), (64, f"{order}_64")):
+            s = shares(bodies, order, window)
+            out[key] = {"session_starts": len(s), "mean": round(statistics.fmean(s), 3) if s else None,
+                        "median": round(statistics.median(s), 3) if s else None, "min": round(min(s), 3) if s else None}
     return out
 
 
@@ -101,10 +108,12 @@ def main() -> None:
     for suite in args.suites.split(","):
         r = measure(suite.strip(), args.units, OPTIONS.get(suite.strip(), {}))
         rows.append(r)
-        t, y = r["tools"], r["system"]
-        print(f"{r['suite']:8} session starts {t['session_starts']:5}  prefix share, tools first: mean {t['mean']} "
-              f"median {t['median']} min {t['min']};  system first: mean {y['mean']} median {y['median']} "
-              f"min {y['min']}  ({r['requests']} requests)", flush=True)
+        print(f"{r['suite']:8} {r['tools']['session_starts']} session starts, {r['requests']} requests; "
+              "prefix share mean / median:", flush=True)
+        for key, what in (("tools", "tools first, previous request"), ("tools_64", "tools first, best of last 64"),
+                          ("system", "system first, previous request"), ("system_64", "system first, best of last 64")):
+            x = r[key]
+            print(f"    {what:34} {x['mean']} / {x['median']} (min {x['min']})", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
 

@@ -60,7 +60,8 @@ class SessionProtocol(Protocol):
 
     control_specs: list[ToolSpec]
     max_rescues: int  # text-only turns get this many re-prompts before on_text decides
-    # Optional: ``empty_retries: int`` — fresh calls after a turn with neither text nor tool calls
+    # Optional: ``controls_last: bool`` — offer the control tools after the environment's (default:
+    # before); ``empty_retries: int`` — fresh calls after a turn with neither text nor tool calls
     # (default 0); ``accepts_rescue(turn) -> bool`` — whether a re-prompted turn replaces the text
     # turn (default: any turn with tool calls).
 
@@ -162,7 +163,10 @@ async def run_session(
     if clock is not None:
         trace.clock = clock.iso
     control = {s.name for s in protocol.control_specs}
-    schemas = [s.json_schema() for s in protocol.control_specs] + env.schemas()
+    controls = [s.json_schema() for s in protocol.control_specs]
+    # Control tools go first unless the protocol puts them last, where a phase-specific control tool
+    # would otherwise break the prefix that sessions of one domain share for prompt caches.
+    schemas = env.schemas() + controls if getattr(protocol, "controls_last", False) else controls + env.schemas()
     messages = list(opening)
     usage = Usage()
     batches: list[list[ToolCall]] = []

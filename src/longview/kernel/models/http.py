@@ -273,22 +273,19 @@ async def _stream_body(reader: asyncio.StreamReader, headers: Headers, keep: boo
     """Hand a body to ``on_data`` piece by piece; ``window`` (the read timeout) restarts after each
     piece, so only silence is bounded. Returns whether the connection can be reused."""
     loop = asyncio.get_running_loop()
+    last = loop.time()
 
     def heard() -> None:
-        if silence is not None:
-            window.reschedule(loop.time() + silence)
+        # Restarting the timer costs a timer handle; doing it once per tenth of the window is enough.
+        nonlocal last
+        now = loop.time()
+        if silence is not None and now - last > silence / 10:
+            last = now
+            window.reschedule(now + silence)
 
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        return await _stream_chunked(reader, keep, on_data, heard)
     try:
-        if "chunked" in headers.get("transfer-encoding", "").lower():
-            while True:
-                size = int((await reader.readuntil(b"\r\n")).split(b";", 1)[0].strip(), 16)
-                if size == 0:
-                    while (await reader.readuntil(b"\r\n")) != b"\r\n":  # trailers
-                        pass
-                    return keep
-                on_data(await reader.readexactly(size))
-                await reader.readexactly(2)
-                heard()
         left = int(headers["content-length"]) if "content-length" in headers else None
         while left is None or left > 0:
             piece = await reader.read(65536 if left is None else min(65536, left))
@@ -301,6 +298,50 @@ async def _stream_body(reader: asyncio.StreamReader, headers: Headers, keep: boo
                 left -= len(piece)
             heard()
         return keep
+    except asyncio.IncompleteReadError:
+        raise httpx.RemoteProtocolError("connection closed in the middle of the streamed response") from None
+    except (ConnectionError, OSError) as e:
+        raise httpx.ReadError(f"{type(e).__name__}: {e}") from None
+    except ValueError:
+        raise httpx.RemoteProtocolError("malformed response framing") from None
+
+
+async def _stream_chunked(reader: asyncio.StreamReader, keep: bool, on_data: Callable[[bytes], None],
+                          heard: Callable[[], None]) -> bool:
+    """Decode a chunked body from whatever arrives (one read usually holds many chunks: a streamed
+    answer's events come in bursts), handing each chunk's data to ``on_data``."""
+    buf = b""
+    try:
+        while True:
+            data = await reader.read(65536)
+            if not data:
+                raise asyncio.IncompleteReadError(buf, None)
+            buf = buf + data if buf else data
+            pos, out = 0, list[bytes]()
+            while True:
+                eol = buf.find(b"\r\n", pos)
+                if eol < 0:
+                    break
+                size = int(buf[pos:eol].split(b";", 1)[0].strip(), 16)
+                if size == 0:  # the last chunk; then trailers up to an empty line
+                    end = buf.find(b"\r\n\r\n", eol) if buf[eol + 2:eol + 4] != b"\r\n" else eol
+                    if end < 0:
+                        break
+                    if out:
+                        on_data(b"".join(out))
+                    tail = buf[end + 4:]
+                    if tail:  # bytes past the response: the connection cannot be reused safely
+                        return False
+                    return keep
+                start = eol + 2
+                if len(buf) < start + size + 2:
+                    break
+                out.append(buf[start:start + size])
+                pos = start + size + 2
+            if out:
+                on_data(b"".join(out))
+            buf = buf[pos:]
+            heard()
     except asyncio.IncompleteReadError:
         raise httpx.RemoteProtocolError("connection closed in the middle of the streamed response") from None
     except (ConnectionError, OSError) as e:

@@ -62,6 +62,7 @@ class LearningProtocol:
     """One user-online learning session."""
 
     control_specs = [SEND_TO_USER]
+    controls_last = True  # the domain's tools first: learning and test sessions of a domain share them
     max_rescues = 3
     empty_retries = EMPTY_RETRIES
 
@@ -180,6 +181,7 @@ class TestProtocol:
 
     __test__ = False
     control_specs = [FINISH_SESSION]
+    controls_last = True
     max_rescues = 0
     empty_retries = EMPTY_RETRIES
 

@@ -1,0 +1,100 @@
+"""Does a run keep the concurrency it asks for? Per suite, the share of ``--max-concurrency`` in flight.
+
+For each suite: ask ``--dry-run``'s arithmetic (:func:`longview.harness.flight.flight`) for the
+``--trials`` that fill the limit, then run ``longview run SUITE --model hosted_vllm/loopback`` with
+them against a loopback server in its own process (``--latency``, default 1 s; the scripted agent
+``finish_or_send`` ends each session at once, so sessions are many and short), sampling the server's
+requests in flight every 0.1 s. Reports the time-weighted mean in flight from the first request to
+the last, as a share of the limit, and the peak. Goal: >= 0.9 of 256 for every suite.
+
+Run: python benchmarks/bench_fill.py [--limit 256] [--latency 1] [--suites atr,prefs,intents,tempo]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+from bench_concurrency import Server
+
+from longview.harness.flight import flight
+from longview.harness.options import RunConfig
+from longview.harness.plan import prepare
+
+OPTIONS = {"prefs": ["-S", "trace=false"]}
+
+
+def sample(url: str, stop: threading.Event, out: list[tuple[float, int]]) -> None:
+    with httpx.Client() as http:
+        while not stop.is_set():
+            try:
+                out.append((time.monotonic(), http.get(f"{url}/stats").json()["in_flight"]))
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+
+
+def one(suite: str, limit: int, latency: float, workers: int) -> dict:
+    f = flight(prepare(RunConfig(suite=suite, models=["hosted_vllm/loopback"], agents=[], max_concurrency=limit,
+                                 suite_options={"trace": False} if suite == "prefs" else {}), dry_run=True))
+    trials = f.trials_to_fill or 1
+    server = Server(latency, agent="finish_or_send")
+    samples: list[tuple[float, int]] = []
+    stop = threading.Event()
+    t = threading.Thread(target=sample, args=(server.url, stop, samples), daemon=True)
+    t.start()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            cmd = [sys.executable, "-m", "longview", "run", suite, "--model", "hosted_vllm/loopback", "--api-base",
+                   server.url, "--max-concurrency", str(limit), "--trials", str(trials), "--no-cache",
+                   "--out", str(Path(tmp) / "run"), "--allow-aborts", "--workers", str(workers),
+                   *OPTIONS.get(suite, [])]
+            t0 = time.monotonic()
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            wall = time.monotonic() - t0
+    finally:
+        stop.set()
+        t.join(2)
+        server.close()
+    busy = [(ts, n) for ts, n in samples if n > 0]
+    if proc.returncode not in (0, 1) or len(busy) < 2:
+        return {"suite": suite, "error": proc.stderr[-500:], "trials": trials}
+    start, end = busy[0][0], busy[-1][0]
+    window = [(ts, n) for ts, n in samples if start <= ts <= end]
+    area = sum((b[0] - a[0]) * a[1] for a, b in zip(window, window[1:], strict=False))
+    mean = area / (end - start)
+    return {"suite": suite, "trials": trials, "most_planned": max(f.most, min(limit, f.model_cells * trials)),
+            "mean_in_flight": round(mean, 1), "share": round(mean / limit, 3),
+            "peak": max(n for _, n in samples), "busy_s": round(end - start, 1), "wall_s": round(wall, 1)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--limit", type=int, default=256)
+    ap.add_argument("--latency", type=float, default=1.0)
+    ap.add_argument("--workers", type=int, default=1, help="longview run --workers")
+    ap.add_argument("--suites", default="atr,prefs,intents,tempo")
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    rows = []
+    for suite in args.suites.split(","):
+        r = one(suite.strip(), args.limit, args.latency, args.workers)
+        rows.append(r)
+        if "error" in r:
+            print(f"{r['suite']:8} error: {r['error']}", flush=True)
+            continue
+        print(f"{r['suite']:8} --trials {r['trials']:3}: mean in flight {r['mean_in_flight']:6} of {args.limit} "
+              f"({r['share']:.2f}), peak {r['peak']}, busy {r['busy_s']} s of {r['wall_s']} s", flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2))
+
+
+if __name__ == "__main__":
+    main()
