@@ -135,10 +135,6 @@ class MockClient:
     def __repr__(self) -> str:
         return f"MockClient({self.model!r})"
 
-    def reset(self) -> None:
-        """Replay a list script from its first turn again."""
-        self._pos = 0
-
     async def complete(
         self,
         system: str | None,

@@ -185,22 +185,6 @@ def persona_words_of(ep: Episode) -> set[str]:
     return words_of(str(ep.structured_persona.get("name", "")))
 
 
-def check_episode(ep: Episode) -> list[str]:
-    """Every QC check over a finished episode (used by tests, independent of the build's bookkeeping)."""
-    problems: list[str] = []
-    persona = ep.structured_persona
-    pw = persona_words_of(ep)
-    for t in ep.test_sessions:
-        problems += [f"{t.session_id}: {p}" for p in check_test(t, ep.rule(t.rule_id), persona)]
-    for s in ep.learning_sessions:
-        problems += [f"{s.session_id}: {p}" for p in check_learning(s, ep.rules, persona, pw)]
-    for r in ep.rules:
-        n = sum(consistent_with(s, r) for s in ep.learning_sessions)
-        if n > 1:
-            problems.append(f"{r.rule_id}: rule-consistent choice recurs in {n} learning sessions")
-    return problems
-
-
 # ---- report ---------------------------------------------------------------------------------
 
 
