@@ -62,3 +62,5 @@ def test_a_judge_omitting_an_item_lowers_comp_and_is_counted(tmp_path):
     # the rubric judge saw the session's calls and end state, not only the conversation
     rubric = [p for p in seen if "criteria" in p]
     assert rubric and all({"tool_calls", "state_at_session_end", "hidden_requirements"} <= set(p) for p in rubric)
+    assert all({"apps", "changed_this_session", "workspace_paths", "files"} <= set(p["state_at_session_end"])
+               for p in rubric)

@@ -188,6 +188,7 @@ def _artifacts(ev: Evidence, limit: int = 6000, start: dict[str, list[dict[str, 
             if added or removed:
                 changes[c] = {"added_or_changed": _cut(added, limit), "removed_or_changed": _cut(removed, limit)}
         out["changed_this_session"] = changes
+        out["workspace_paths"] = sorted(ev.files)[:300]  # every file there at the session's end
     shown = sorted(ev.written | {p for p in ev.context_files if p in ev.files})
     out["files"] = {p: ev.files[p][:limit] for p in shown if p in ev.files}
     return out
