@@ -99,3 +99,29 @@ class SummarisingOracle(ReferenceAgent):
             return AssistantTurn(tool_calls=[self._call("send_message", text="Summary of what I just looked at and did: "
                                                         + ", ".join(dict.fromkeys(ids)) + ".")])
         return turn
+
+
+WRITE_TOOLS = {"place_order": "item_id", "book": "option_id", "cancel": "record_id", "submit_form": "form_id",
+               "save_to_collection": "item_id", "run_job": "job_id"}
+
+
+class ToolSpammer(Spammer):
+    """Content-free: every activation tries every write tool on every record id ('spams every tool
+    with every id'), or (ask=True) asks approval for each such change one request at a time."""
+
+    def __init__(self, scenario: Scenario, persona: str, ask: bool = False) -> None:
+        super().__init__(scenario, persona, open_all=True)
+        self.ask, self.name = ask, "probe:tool-spammer"
+
+    async def act(self, obs: Observation) -> AssistantTurn:
+        if obs.session_id in self.done:
+            return AssistantTurn(tool_calls=[self._call("finish")])
+        self.done.add(obs.session_id)
+        calls = [self._call("open_record", record_id=r) for r in self.ids]
+        for tool, key in WRITE_TOOLS.items():
+            for rid in self.ids:
+                args = {key: rid, **({"details": rid} if tool == "submit_form" else {}),
+                        **({"collection": "plans"} if tool == "save_to_collection" else {})}
+                calls.append(self._call("request_approval", message=f"May I {tool} {rid}?",
+                                        actions=[{"tool": tool, "args": args}]) if self.ask else self._call(tool, **args))
+        return AssistantTurn(tool_calls=calls)

@@ -4,16 +4,16 @@ their score (issue 22's 'done when', on five built-in scenarios x three personas
 import statistics
 
 import pytest
-from tempo_probes import MessageDeferralOracle, Spammer, SummarisingOracle, run_world
+from tempo_probes import MessageDeferralOracle, Spammer, SummarisingOracle, ToolSpammer, run_world
 
 from longview.suites.tempo.agents import ReferenceAgent
 from longview.suites.tempo.model import PERSONAS
 from longview.suites.tempo.scoring import score_run
 
 
-def scores(builtin, make):
+def scores(builtin, make, step=2):
     out = []
-    for sc in sorted(builtin.scenarios, key=lambda s: s.id)[::2]:  # five scenarios (both resource kinds), 15 units
+    for sc in sorted(builtin.scenarios, key=lambda s: s.id)[::step]:  # five scenarios (both resource kinds), 15 units
         for p in PERSONAS:
             out.append(score_run(sc, p, run_world(sc, p, make(sc, p))))
     return out
@@ -35,6 +35,17 @@ def test_content_free_spammer_scores_at_the_floor(builtin, floor, open_all):
     assert mean([s.ta.ta for s in spam if s.ta]) <= 0.10
     assert mean([s.tc_rules for s in spam]) <= mean([s.tc_rules for s in floor]) + 0.10
     assert mean([s.interruptions for s in spam]) > 20  # every message it sends is noise
+
+
+@pytest.mark.parametrize("ask", [False, True])
+def test_every_tool_on_every_id_scores_at_the_floor(builtin, ask):
+    """Trying (or asking about) every write on every record hits the catalog by brute force: such
+    an activation credits nothing, so TC and TR-D stay at the floor."""
+    spam = scores(builtin, lambda sc, p: ToolSpammer(sc, p, ask=ask), step=4)  # three scenarios: it is slow
+    low = scores(builtin, lambda sc, p: ReferenceAgent("passive", sc, p), step=4)
+    assert mean([s.tc_rules for s in spam]) <= mean([s.tc_rules for s in low]) + 0.10
+    assert mean([s.tr_d for s in spam]) <= mean([s.tr_d for s in low]) + 0.10
+    assert mean([s.ta.ta for s in spam if s.ta]) <= 0.10
 
 
 def test_oracle_stating_its_deferral_in_a_message_earns_ta(builtin):

@@ -18,7 +18,9 @@ An act is credited to an active task by what it does, inside the task's window (
 * a task whose output is the message itself (the wrap-up) is credited with any message sent in
   its window;
 * messages that are the agent's TA deferral (see ``deferral.py``) are passed in ``skip``: saying
-  what waits is not a proposal.
+  what waits is not a proposal;
+* an activation that attempted or proposed more than ``SHOTGUN`` changes outside the catalog
+  (every tool on every id) credits nothing at all.
 
 Depth of one act: a note is *prepare*; a message or an approval request is *suggest*; a change
 made under an approval the user gave is *suggest* too (the user decided); any other attempted
@@ -40,6 +42,7 @@ from longview.suites.tempo.world import LogEntry, TempoWorld
 
 _RECORD_ID = re.compile(r"[A-Z]+-\d+")
 MAX_REQUEST_TASKS = 2  # a request may bundle two tasks' changes; more is asking about everything
+SHOTGUN = 5  # unrecognised changes attempted or proposed in one activation beyond which it credits nothing
 
 
 class Credit(BaseModel):
@@ -98,10 +101,11 @@ def credit(scenario: Scenario, world: TempoWorld, until: datetime | None = None,
     out = {t.id: Credit(task=t.id) for t in tasks}
     acts = {t.id: task_actions(scenario, t) for t in tasks}
     handled: dict[str, int] = {}  # task -> first index of a change or request credited to it
+    shotgun = shotgun_sessions(world, until)
     for i, e in enumerate(world.log):
         if until is not None and e.at > until:
             break
-        if e.kind in ("read", "defer", "wakeup") or i in skip:
+        if e.kind in ("read", "defer", "wakeup") or i in skip or e.session in shotgun:
             continue
         live = [t for t in tasks if world.active[t.id] <= e.at <= t.due]
         if e.kind == "execute":
@@ -135,6 +139,19 @@ def credit(scenario: Scenario, world: TempoWorld, until: datetime | None = None,
         depths = [act_depth(world.log[i]) for i in c.acts]
         c.depth = max(depths, key=DEPTH_ORDER.__getitem__, default="noop")
     return out
+
+
+def shotgun_sessions(world: TempoWorld, until: datetime | None = None) -> set[str]:
+    """Activations that tried more than SHOTGUN changes nobody recognises (writes or proposed
+    actions outside the catalog): trying every tool on every id is not work on any task."""
+    misses: dict[str, int] = {}
+    for e in world.log:
+        if until is not None and e.at > until:
+            break
+        n = (e.kind == "execute" and e.error == "unrecognised") + sum(1 for it in e.items if it.action is None)
+        if n:
+            misses[e.session] = misses.get(e.session, 0) + n
+    return {s for s, n in misses.items() if n > SHOTGUN}
 
 
 def _group(scenario: Scenario, t: Task) -> str:

@@ -118,8 +118,9 @@ class TempoSuite(Suite):
         out: dict[str, tuple[int, int]] = {}
         if model_runs:
             out["agent"] = (model_runs * 75, model_runs * 75 * 2500)
-        if roles.model("judge"):
-            out["judge"] = (runs * 28, runs * 28 * 2000)
+        judges = sum(1 for r in ("judge", "judge2") if roles.model(r))
+        if judges:  # per run and judge: TC and TR-J per active task (~14 each) and one TA verdict
+            out["judge"] = (runs * judges * 29, runs * judges * 29 * 2500)
         if roles.model("user"):
             out["user"] = (runs * 12, runs * 12 * 300)
         return out
