@@ -133,5 +133,6 @@ def test_loopback_judge_quotes_not_in_acts_are_counted(tmp_path, run_cells):
     run = json.loads(results[0])["runs"][0]["score"]
     assert run["judge_failures"]["llm:hosted_vllm/judge"] >= 2
     assert sc.rows[0].metrics["tr_j"] == pytest.approx(sum(TRJ.values()) / 5)  # TR-J quotes were real
+    assert all(t["trj_ratings"]["llm:hosted_vllm/judge"] == {k: float(v) for k, v in TRJ.items()} for t in run["tasks"])
     assert sc.rows[0].extra["tc_judged"] == {"semantics": None, "completion": None}
 
