@@ -14,8 +14,11 @@ from longview.kernel.ids import MAX_DEPTH, MAX_ID_LEN, check_id, id_problem, par
 BAD_IDS = [
     "", ".", "..", "../x", "a/b", "/etc/passwd", "a\\b", "C:\\x", "a\x00b", "a\nb", "a\x1b[2Jb", "\ud800",
     "x\u202ey", " lead", "trail ", "a" * (MAX_ID_LEN + 1), 7, None, ["a"],
+    # outside the id alphabet: markup and shell characters
+    "<img src=x onerror=alert(1)>", 'a"b', "a'b", "a&b", "a=b", "a`b", "a;b", "a$b", "a{b}",
 ]
-GOOD_IDS = ["p01", "aaliyah_brooks_s00", "Alice", "é-ü", "a b", "a..b", "x" * MAX_ID_LEN, "食べ物"]
+GOOD_IDS = ["p01", "aaliyah_brooks_s00", "Alice", "é-ü", "a b", "a..b", "x" * MAX_ID_LEN, "食べ物",
+            "business-launch:operator", "p01+3f2a", "a@b.c", "t#1 (v2), ~x"]
 
 
 @pytest.mark.parametrize("value", BAD_IDS)
@@ -115,3 +118,10 @@ def test_write_models_names_files_safely_and_reads_back_without_defaults(tmp_pat
     assert paths[0].name == "u1.json" and "+" in paths[1].name
     assert read_json(paths[0]) == {"id": "u1"}  # defaults left out
     assert read_json(paths[1]) == {"id": "e", "note": "x"}
+
+
+def test_the_alphabet_is_named_in_the_message():
+    with pytest.raises(DataError, match="letters, digits, spaces and") as e:
+        check_id("<b>", "ep.json", "ep1", "persona_id")
+    assert "'<'" in str(e.value) and "'>'" in str(e.value)
+    assert id_problem("ref:x__atr__openai/gpt-5.4 <b>", separators=True) is None  # composite keys: the user's flags

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from browserkit import ARGS, CHROMIUM
 
 from longview.harness import run as harness
 from longview.harness.options import RunConfig
@@ -102,3 +103,15 @@ def generic_run(tmp_path) -> Path:
     (aborted / "result.json").write_text(json.dumps({"agent": "mock/x", "variant": "plain", "unit": "u2",
                                                      "status": "aborted", "abort_reason": "provider said no"}))
     return root
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium for a test module (skipped tests never start it)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium"),
+                              args=ARGS)
+        yield b
+        b.close()

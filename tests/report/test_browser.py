@@ -8,67 +8,14 @@ installs both."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
+from browserkit import MISSING, open_page
 
 from longview.report.build import load_runs, write_report
 
-CHROMIUM = os.environ.get("LONGVIEW_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
-
-REQUIRED = os.environ.get("LONGVIEW_REQUIRE_BROWSER") == "1"  # .ci/run sets it: there a skip is a failure
-
-
-def _missing() -> str | None:
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "playwright is not installed (pip install -e '.[report]')"
-    if not (Path(CHROMIUM).exists() or shutil.which("chromium")):
-        return f"no Chromium at {CHROMIUM} (apt-get install -y chromium)"
-    return None
-
-
-MISSING = _missing()
-if MISSING and REQUIRED:
-    raise RuntimeError(f"LONGVIEW_REQUIRE_BROWSER=1 but {MISSING}")
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium"),
-                              args=ARGS)
-        yield b
-        b.close()
-
-
-def open_page(browser, path: Path):
-    ctx = browser.new_context(offline=True, viewport={"width": 1400, "height": 1000})
-    page = ctx.new_page()
-    problems: list[str] = []
-    outside: list[str] = []
-
-    def route(r):
-        if r.request.url.startswith("file://"):
-            r.continue_()
-        else:
-            outside.append(r.request.url)
-            r.abort()
-
-    page.route("**/*", route)
-    page.on("console", lambda m: problems.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.goto(path.as_uri())
-    page.wait_for_selector("body[data-plots=done]", timeout=30_000)
-    return page, problems, outside
 
 
 def test_report_renders_and_navigates_offline(browser, atr_run: Path, generic_run: Path, tmp_path: Path):
@@ -98,7 +45,7 @@ def test_report_renders_and_navigates_offline(browser, atr_run: Path, generic_ru
 
     # a breakdown bucket lists that bucket's failed sessions and opens the first
     page.locator("#suite-atr table.breakdown a.flt").last.click()
-    page.wait_for_function("document.querySelector('#transcript').dataset.sid === "
+    page.wait_for_function("() => document.querySelector('#transcript').dataset.sid === "
                            "document.querySelector('#list tr.srow .sid').textContent")
     rows = page.locator("#list tr.srow")
     assert rows.count() >= 1
@@ -109,24 +56,24 @@ def test_report_renders_and_navigates_offline(browser, atr_run: Path, generic_ru
     total = page.locator("#list tr.srow").count()
     assert total > 20
     page.fill("#q", sid)
-    page.wait_for_function(f"document.querySelectorAll('#list tr.srow').length < {total}")
+    page.wait_for_function(f"() => document.querySelectorAll('#list tr.srow').length < {total}")
     found = page.locator("#list tr.srow .sid").all_inner_texts()
     assert found and set(found) == {sid}  # the same session in every cell of that unit
     page.fill("#q", "")
     page.select_option("#f-outcome", "pass")
-    page.wait_for_function(f"document.querySelectorAll('#list tr.srow').length < {total}")
+    page.wait_for_function(f"() => document.querySelectorAll('#list tr.srow').length < {total}")
     n_pass = page.locator("#list tr.srow").count()
     assert n_pass > 0 and page.locator("#list tr.srow .badge.pass").count() == n_pass
     page.select_option("#f-outcome", "")
     page.select_option("#f-tool", label="send_to_user")
-    page.wait_for_function(f"document.querySelectorAll('#list tr.srow').length < {total}")
+    page.wait_for_function(f"() => document.querySelectorAll('#list tr.srow').length < {total}")
     page.locator("#list tr.srow").first.click()
     page.wait_for_selector("#transcript .msg.to-user")
 
     # the generic suite: its transcript (a failed tool call, a protocol event) renders too
     page.click("#f-clear")
     page.fill("#q", "station")
-    page.wait_for_function("document.querySelectorAll('#list tr.srow').length === 1")
+    page.wait_for_function("() => document.querySelectorAll('#list tr.srow').length === 1")
     page.locator("#list tr.srow").first.click()
     page.wait_for_selector("#transcript .ev.event")
     text = page.locator("#transcript").inner_text()
@@ -135,9 +82,9 @@ def test_report_renders_and_navigates_offline(browser, atr_run: Path, generic_ru
 
     # words only inside a transcript (a tool's error) are found once "in transcripts too" is ticked
     page.fill("#q", "such place")
-    page.wait_for_function("document.querySelectorAll('#list tr.srow').length === 0")
+    page.wait_for_function("() => document.querySelectorAll('#list tr.srow').length === 0")
     page.check("#deep")
-    page.wait_for_function("document.querySelectorAll('#list tr.srow').length === 1")
+    page.wait_for_function("() => document.querySelectorAll('#list tr.srow').length === 1")
     assert page.locator("#list tr.srow .sid").inner_text() == "s0"
 
     assert problems == [], problems

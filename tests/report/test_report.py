@@ -7,6 +7,7 @@ import gzip
 import json
 import re
 import shutil
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -51,7 +52,7 @@ def test_report_is_one_self_contained_file(atr_run: Path, tmp_path: Path):
     assert not re.search(r"<(script|img|iframe)[^>]+src=", html)
     assert "<link" not in html and "@import" not in html and "url(http" not in html
     assert "sourceMappingURL" not in html
-    assert html.count("<script") == 5  # data, chunks, vega, vega-lite, the viewer
+    assert html.count("<script") == 6  # data, chunks, vega, its expression interpreter, vega-lite, the viewer
     # Tables as the paper prints them, aborted cells with their reason, run identity.
     for text in ("Table 3 · main scorecard", "Table 4 · learning variants", "Breakdowns", "breakdown.by_domain",
                  "Aborted cells", "HTTP 400: the provider refused", "config hash", "embedded:keyword-router",
@@ -201,3 +202,33 @@ def test_a_damaged_run_folder_is_a_note_or_one_clear_error_never_a_traceback(atr
         assert r.exit_code == 0, r.output
         if damage == "transcript_is_a_folder":
             assert "not readable" in (tmp_path / "r.html").read_text()
+
+
+def test_the_viewer_builds_the_page_from_text_only():
+    # Data reaches the page through text nodes: no HTML parsing of strings, no code from strings.
+    from importlib import resources
+
+    js = (resources.files("longview.report") / "assets" / "report.js").read_text(encoding="utf-8")
+    for api in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "Function(",
+                "setAttribute(\"on", "javascript:"):
+        assert api not in js, api
+
+
+def test_embedded_json_cannot_close_its_block_and_the_policy_names_every_inline_script(generic_run: Path, tmp_path: Path):
+    from longview.report.render import _sha256
+
+    hostile = "</script><!--<script>x</script>&amp;"
+    run = load_run(generic_run)
+    run.sessions[0].first = hostile
+    html = write_report([run], tmp_path / "r.html").read_text()
+    data = _embedded(html, "lv-data")
+    assert data["sessions"][0][7] == hostile  # round-trips exactly
+    blocks = re.findall(r"<script([^>]*)>(.*?)</script>", html, re.S)
+    assert len(blocks) == 6 and all("<!--" not in body and "</" not in body for attrs, body in blocks if "json" in attrs)
+    policy = unescape(re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', html).group(1))
+    assert "unsafe" not in policy and "default-src 'none'" in policy
+    for attrs, body in blocks:
+        if "json" not in attrs:
+            assert _sha256(body) in policy
+    style = re.search(r"<style>(.*?)</style>", html, re.S).group(1)
+    assert _sha256(style) in policy

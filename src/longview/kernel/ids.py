@@ -31,6 +31,10 @@ _SEPARATORS = ("/", "\\")
 _PLAIN = re.compile(r"[a-z0-9_-][a-z0-9_.-]{0,95}")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 _WINDOWS_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
+# The id alphabet: letters and digits of any script, inner spaces, and this punctuation. Ids name
+# folders and files and are shown in reports; markup and shell characters (< > & " ' ` = ; ...)
+# have no place in them, so a hostile dataset cannot even hand the report a tag to escape.
+ID_PUNCTUATION = "_-.:+@#(),~ "
 
 
 def text_problem(value: str) -> str | None:
@@ -44,11 +48,14 @@ def text_problem(value: str) -> str | None:
     return None
 
 
-def id_problem(value: Any, *, max_len: int = MAX_ID_LEN, separators: bool = False) -> str | None:
+def id_problem(value: Any, *, max_len: int = MAX_ID_LEN, separators: bool = False, alphabet: bool = True) -> str | None:
     """What is wrong with ``value`` as an id that names a file or folder, or None if it is fine.
 
-    ``separators=True`` allows ``/`` and ``\\`` (for composite keys such as a cell key holding
-    ``provider/model``, which :func:`path_component` hashes into one name anyway).
+    Ids use the id alphabet (letters and digits of any script, inner spaces, ``ID_PUNCTUATION``).
+    ``separators=True`` is for composite keys such as a cell key holding ``provider/model`` (the
+    user's own flags, which :func:`path_component` hashes into one name anyway): it allows ``/``
+    and ``\\`` and any printable character. ``alphabet=False`` keeps only the path-safety checks
+    (for names that are file names by nature, e.g. a workspace file).
     """
     if not isinstance(value, str):
         return f"a string id (got {type(value).__name__})"
@@ -70,6 +77,11 @@ def id_problem(value: Any, *, max_len: int = MAX_ID_LEN, separators: bool = Fals
             return "an id other than '.' or '..'"
     if value != value.strip():
         return "an id without leading or trailing whitespace"
+    if alphabet and not separators:
+        bad_chars = sorted({ch for ch in value if not (ch.isalnum() or ch in ID_PUNCTUATION)})
+        if bad_chars:
+            return (f"an id of letters, digits, spaces and {' '.join(ID_PUNCTUATION.strip())} only "
+                    f"(found {' '.join(repr(c) for c in bad_chars[:5])})")
     return None
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import gzip
+import hashlib
 import html
 import json
 import re
@@ -36,10 +37,17 @@ def fnum(x: Any, digits: int = 2) -> str:
     return f"{x:.{digits}f}" if isinstance(x, float) else str(x)
 
 
-def fci(x: float | None, ci: Any) -> str:
-    if x is None:
-        return NA
-    return f"{x:.2f}" if not ci else f'{x:.2f} <span class="ci">[{ci[0]:.2f}, {ci[1]:.2f}]</span>'
+def _real(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def fci(x: Any, ci: Any) -> str:
+    """A value and its interval; what is not a number (a damaged scorecard) is shown as text."""
+    if not _real(x):
+        return fnum(x)
+    if not (isinstance(ci, (list, tuple)) and len(ci) == 2 and all(_real(c) for c in ci)):
+        return f"{x:.2f}"
+    return f'{x:.2f} <span class="ci">[{ci[0]:.2f}, {ci[1]:.2f}]</span>'
 
 
 def attr_json(obj: Any) -> str:
@@ -55,7 +63,11 @@ def table(columns: list[str], rows: list[list[str]], cls: str = "", titles: list
 
 
 def _script_json(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/").replace("<!--", "<\\!--")
+    """JSON for a ``<script type="application/json">`` block: ``<``, ``>`` and ``&`` only ever occur
+    inside JSON strings, where their ``\\u`` escapes parse to the same text, so no value can close
+    the block (``</script>``) or open an HTML comment (``<!--``)."""
+    text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _asset(name: str) -> str:
@@ -181,9 +193,9 @@ def suite_section(page: Page, suite: str, members: list[int], comparisons: list[
         filt = {"run": ri, "agent": row["agent"], "variant": row["variant"]}
         n = esc(row.get("n", 0))
         if row.get("n_aborted"):
-            n += f' <span class="bad">+{row["n_aborted"]} aborted</span>'
+            n += f' <span class="bad">+{esc(row["n_aborted"])} aborted</span>'
         if row.get("n_missing"):
-            n += f' <span class="note">−{row["n_missing"]} missing</span>'
+            n += f' <span class="note">−{esc(row["n_missing"])} missing</span>'
         cells = ([esc(run.label)] if multi else []) + [open_link(esc(row["agent"]), filt), esc(row["variant"]), n]
         cells += [fci(row.get("metrics", {}).get(k), (row.get("ci95") or {}).get(k))
                   + _coverage_note((row.get("coverage") or {}).get(k)) for k in names]
@@ -278,7 +290,7 @@ def _breakdowns(page: Page, entries: list, multi: bool) -> str:
             cells = [esc(_row_label(run, row, multi))]
             for k in keys:
                 v = values.get(k)
-                text = fnum(v) + (f' <span class="note">({counts.get(k, 0)})</span>' if counts else "")
+                text = fnum(v) + (f' <span class="note">({esc(counts.get(k, 0))})</span>' if counts else "")
                 if v is not None and (row["agent"], row["variant"], k) in labelled:
                     text = open_link(text, {"run": ri, "agent": row["agent"], "variant": row["variant"], "label": k,
                                             "outcome": "fail", "open": True})
@@ -339,8 +351,7 @@ def _aborted(page: Page, members: list[int]) -> str:
 
 
 def _kv(items: list[tuple[str, Any]]) -> str:
-    rows = [[esc(k), v if isinstance(v, str) and v.startswith("<") else esc(v)] for k, v in items]
-    return table(["", ""], rows, "kv")
+    return table(["", ""], [[esc(k), esc(v)] for k, v in items], "kv")
 
 
 def _identity(run: RunData, metrics_info: dict[str, Any]) -> str:
@@ -450,7 +461,20 @@ def sessions_section() -> str:
 
 
 CSS_FILE, JS_FILE = "report.css", "report.js"
-VENDOR = ("vendor/vega.min.js", "vendor/vega-lite.min.js")
+VENDOR = ("vendor/vega.min.js", "vendor/vega-interpreter.js", "vendor/vega-lite.min.js")
+
+
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+def content_security_policy(scripts: list[str], styles: list[str]) -> str:
+    """The page's policy: nothing loads or connects, and only the report's own inline scripts and
+    styles run, named by their sha256 — a script or style that data smuggled in has another hash.
+    (JSON data blocks are not scripts and need no hash; Vega's SVG sets styles through the DOM.)"""
+    return ("default-src 'none'; script-src " + " ".join(_sha256(s) for s in scripts)
+            + "; style-src " + " ".join(_sha256(s) for s in styles)
+            + "; img-src data:; base-uri 'none'; form-action 'none'")
 
 
 def render(runs: list[RunData], *, title: str = "longview report", comparisons: list[Comparison] | None = None,
@@ -472,17 +496,21 @@ def render(runs: list[RunData], *, title: str = "longview report", comparisons: 
     body.append(sessions_section())
     data = {"runs": [{"label": r.label, "suite": r.suite_name} for r in runs], "cells": page.cells,
             "sessions": page.sessions, "tools": list(page.tools), "plots": page.plots}
-    scripts = "".join(f"<script>{_asset(v)}</script>" for v in VENDOR)
+    codes = [_asset(v) for v in (*VENDOR, JS_FILE)]
+    css = _asset(CSS_FILE)
+    scripts = "".join(f"<script>{c}</script>" for c in codes)
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{esc(content_security_policy(codes, [css]))}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="longview {esc(__version__)}">
-<title>{esc(title)}</title><style>{_asset(CSS_FILE)}</style></head>
+<title>{esc(title)}</title><style>{css}</style></head>
 <body><header><h1>{esc(title)}</h1><nav>{"".join(nav)}</nav></header>
 <main>{"".join(body)}</main>
 <footer class="note">longview {esc(__version__)} · self-contained: no request leaves this page · plots: Vega {VEGA_VERSION} and Vega-Lite {VEGA_LITE_VERSION} (BSD-3-Clause), inlined</footer>
 <script type="application/json" id="lv-data">{_script_json(data)}</script>
 <script type="application/json" id="lv-chunks">{_script_json(page.chunks)}</script>
-{scripts}<script>{_asset(JS_FILE)}</script></body></html>"""
+{scripts}</body></html>"""
 
 
 VEGA_VERSION, VEGA_LITE_VERSION = "6.4.0", "6.5.0"

@@ -46,3 +46,24 @@ def test_qc_every_setting_enactable_and_observable():
                                                        for p in ds.users[0].final_probes)
     assert report.leaks == 0
     assert len(CONTEXTS) == 2
+
+
+def test_a_damaged_dataset_file_is_one_error_naming_the_field(tmp_path):
+    import json
+
+    import pytest
+
+    from longview.kernel.errors import DataError
+    from longview.suites.prefs.dataset import load_file
+
+    f = tmp_path / "ds.json"
+    f.write_text("[]")
+    with pytest.raises(DataError, match="<root>.*a JSON object with 'users'"):
+        load_file(str(f))
+    # A planned call serving a topic the kit gives no sentence for crashed the reference agent mid-run.
+    ds = json.loads(generate(7, users=1, name="x").model_dump_json())
+    kit = next(s["kit"] for s in ds["users"][0]["sessions"] if any(c.get("topic") for c in s["kit"]["calls"]))
+    next(c for c in kit["calls"] if c.get("topic"))["topic"] = "no such topic"
+    f.write_text(json.dumps(ds))
+    with pytest.raises(DataError, match="topic_texts does not name"):
+        load_file(str(f))

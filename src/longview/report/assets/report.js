@@ -6,7 +6,23 @@
   const CHUNKS = JSON.parse(document.getElementById("lv-chunks").textContent);
   const $ = (sel, el) => (el || document).querySelector(sel);
   const $$ = (sel, el) => Array.from((el || document).querySelectorAll(sel));
-  const esc = (s) => String(s == null ? "" : s).replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+  // Every value from a run reaches the page as text: elements are built here, strings become text
+  // nodes, and only the attributes below can be set (no event handlers, no URLs but in-page anchors).
+  const ATTRS = new Set(["class", "id", "value", "href", "data-i", "data-open", "data-filter", "title"]);
+  function h(tag, attrs, ...children) {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (!ATTRS.has(k) || (k === "href" && !String(v).startsWith("#"))) throw new Error("longview: refused attribute " + k);
+      el.setAttribute(k, String(v));
+    }
+    const add = (c) => {
+      if (c == null || c === "") return;
+      if (Array.isArray(c)) c.forEach(add);
+      else el.append(c instanceof Node ? c : document.createTextNode(typeof c === "string" ? c : String(c)));
+    };
+    children.forEach(add);
+    return el;
+  }
   const S = {cell: 0, sid: 1, phase: 2, outcome: 3, turns: 4, end: 5, tools: 6, first: 7, start: 8, stop: 9, labels: 10, reason: 11};
   const C = {run: 0, name: 1, agent: 2, variant: 3, unit: 4, status: 5, reason: 6};
   const LIMIT = 300;
@@ -17,7 +33,10 @@
       const spec = LV.plots[el.dataset.plot];
       try {
         const vg = vegaLite.compile(spec).spec;
-        const view = new vega.View(vega.parse(vg), {renderer: "svg", container: el, hover: true, logLevel: vega.Error});
+        // Vega's own expression compiler builds functions from source text (new Function), which the
+        // page's Content-Security-Policy forbids; its AST interpreter evaluates the same expressions.
+        const view = new vega.View(vega.parse(vg, null, {ast: true}), {renderer: "svg", container: el, hover: true,
+          logLevel: vega.Error, expr: vega.expressionInterpreter});
         await view.runAsync();
         el.dataset.rendered = "1";
       } catch (err) {
@@ -46,11 +65,11 @@
 
   function fillSelects() {
     const used = new Set(LV.sessions.map((s) => s[S.cell]));
-    $("#f-cell").insertAdjacentHTML("beforeend", LV.cells.map((c, i) => used.has(i) ? `<option value="${i}">${esc(cellLabel(i))}</option>` : "").join(""));
+    LV.cells.forEach((c, i) => { if (used.has(i)) $("#f-cell").append(h("option", {value: String(i)}, cellLabel(i))); });
     const phases = [...new Set(LV.sessions.map((s) => s[S.phase]).filter(Boolean))].sort();
-    $("#f-phase").insertAdjacentHTML("beforeend", phases.map((p) => `<option>${esc(p)}</option>`).join(""));
-    const tools = LV.tools.map((t, i) => [t, i]).sort();
-    $("#f-tool").insertAdjacentHTML("beforeend", tools.map(([t, i]) => `<option value="${i}">${esc(t)}</option>`).join(""));
+    for (const p of phases) $("#f-phase").append(h("option", {value: String(p)}, p));
+    const tools = LV.tools.map((t, i) => [String(t), i]).sort();
+    for (const [t, i] of tools) $("#f-tool").append(h("option", {value: String(i)}, t));
   }
 
   function matches(s, i) {
@@ -78,23 +97,30 @@
   }
 
   function badge(o) {
-    return o === "fail" ? '<span class="badge fail">fail</span>' : o === "pass" ? '<span class="badge pass">pass</span>' : '<span class="badge">–</span>';
+    return o === "fail" ? h("span", {class: "badge fail"}, "fail") : o === "pass" ? h("span", {class: "badge pass"}, "pass")
+      : h("span", {class: "badge"}, "–");
   }
+
+  const pairs = (obj, sep) => Object.entries(obj || {}).map(([k, v]) => `${k}=${v}`).join(sep);
 
   function renderList() {
     const idx = filtered();
     const pins = Object.entries(state.pin).filter(([k]) => k !== "open");
-    const pinText = pins.length ? " · pinned " + pins.map(([k, v]) => `${k}=${k === "run" ? LV.runs[v].label : v}`).join(", ") + ' <a href="#sessions" id="unpin">unpin</a>' : "";
-    $("#count").innerHTML = `${idx.length} of ${LV.sessions.length} sessions${idx.length > LIMIT ? ` (first ${LIMIT} shown)` : ""}${pinText}`;
+    const count = $("#count");
+    count.replaceChildren(`${idx.length} of ${LV.sessions.length} sessions${idx.length > LIMIT ? ` (first ${LIMIT} shown)` : ""}`);
+    if (pins.length) {
+      const unpin = h("a", {href: "#sessions", id: "unpin"}, "unpin");
+      unpin.addEventListener("click", (e) => { e.preventDefault(); state.pin = {}; renderList(); });
+      count.append(" · pinned " + pins.map(([k, v]) => `${k}=${k === "run" ? LV.runs[v].label : v}`).join(", ") + " ", unpin);
+    }
     const rows = idx.slice(0, LIMIT).map((i) => {
       const s = LV.sessions[i];
-      const labels = Object.entries(s[S.labels] || {}).map(([k, v]) => `${k}=${v}`).join(" ");
-      return `<tr data-i="${i}" class="srow"><td>${badge(s[S.outcome])}</td><td class="sid">${esc(s[S.sid])}</td><td>${esc(cellLabel(s[S.cell]))}</td>` +
-        `<td>${esc(s[S.phase])}</td><td>${s[S.turns]}</td><td>${esc(s[S.end])}</td><td class="note">${esc(labels)}</td></tr>`;
-    }).join("");
-    $("#list").innerHTML = `<table class="sessions"><thead><tr><th></th><th>session</th><th>cell</th><th>phase</th><th>turns</th><th>end</th><th>labels</th></tr></thead><tbody>${rows}</tbody></table>`;
-    const unpin = $("#unpin");
-    if (unpin) unpin.addEventListener("click", (e) => { e.preventDefault(); state.pin = {}; renderList(); });
+      return h("tr", {"data-i": String(i), class: "srow"}, h("td", {}, badge(s[S.outcome])), h("td", {class: "sid"}, s[S.sid]),
+        h("td", {}, cellLabel(s[S.cell])), h("td", {}, s[S.phase]), h("td", {}, s[S.turns]), h("td", {}, s[S.end]),
+        h("td", {class: "note"}, pairs(s[S.labels], " ")));
+    });
+    const head = ["", "session", "cell", "phase", "turns", "end", "labels"].map((t) => h("th", {}, t));
+    $("#list").replaceChildren(h("table", {class: "sessions"}, h("thead", {}, h("tr", {}, head)), h("tbody", {}, rows)));
     return idx;
   }
 
@@ -113,8 +139,9 @@
     return texts;
   }
 
-  const pretty = (v) => esc(typeof v === "string" ? v : JSON.stringify(v, null, 2));
-  const short = (v, n) => { const t = typeof v === "string" ? v : JSON.stringify(v); return t.length > n ? t.slice(0, n - 1) + "…" : t; };
+  const pretty = (v) => typeof v === "string" ? v : JSON.stringify(v, null, 2);
+  const short = (v, n) => { const t = typeof v === "string" ? v : String(JSON.stringify(v)); return t.length > n ? t.slice(0, n - 1) + "…" : t; };
+  const fold = (summary, body) => h("details", {}, h("summary", {}, summary), h("pre", {}, pretty(body)));
 
   function renderEvents(events) {
     const results = new Map();
@@ -123,69 +150,78 @@
     let day = "";
     const out = [];
     for (const e of events) {
-      const d = e.data || {};
+      const d = e.data && typeof e.data === "object" ? e.data : {};
       let when = "";
-      if (e.clock) {
+      if (typeof e.clock === "string" && e.clock) {
         const dd = e.clock.slice(0, 10);
         when = (dd !== day ? dd + " " : "") + e.clock.slice(11, 16);
         day = dd;
       }
-      const t = `<span class="clock">${esc(when)}</span>`;
+      const t = h("span", {class: "clock"}, when);
       if (e.type === "session_start") {
-        const tools = d.tools || [];
-        out.push(`<div class="ev meta">${t}session <b>${esc(e.session_id)}</b> · phase ${esc(d.phase)} · agent ${esc(d.agent)} · <details class="inline"><summary>${tools.length} tools</summary>${esc(tools.join(", "))}</details></div>`);
+        const tools = Array.isArray(d.tools) ? d.tools : [];
+        out.push(h("div", {class: "ev meta"}, t, "session ", h("b", {}, e.session_id), " · phase ", d.phase, " · agent ", d.agent, " · ",
+          h("details", {class: "inline"}, h("summary", {}, `${tools.length} tools`), tools.join(", "))));
       } else if (e.type === "activation") {
-        out.push(`<div class="ev event">${t}<b>woken by ${esc(d.trigger)}</b>: ${esc(d.text)}</div>`);
+        out.push(h("div", {class: "ev event"}, t, h("b", {}, "woken by ", d.trigger), ": ", d.text));
       } else if (e.type === "user_message") {
-        out.push(`<div class="ev user">${t}<span class="who">user</span><div class="msg">${esc(d.text)}</div></div>`);
+        out.push(h("div", {class: "ev user"}, t, h("span", {class: "who"}, "user"), h("div", {class: "msg"}, d.text)));
       } else if (e.type === "assistant_turn") {
         const parts = [];
-        if (d.text) parts.push(`<div class="msg">${esc(d.text)}</div>`);
-        for (const c of d.tool_calls || []) {
+        if (d.text) parts.push(h("div", {class: "msg"}, d.text));
+        for (const c of Array.isArray(d.tool_calls) ? d.tool_calls : []) {
+          if (!c || typeof c !== "object") continue;
           const args = c.arguments || {};
           if (c.name === "send_to_user" && typeof args.output === "string") {
-            parts.push(`<div class="msg to-user"><span class="note">to user:</span> ${esc(args.output)}</div>`);
+            parts.push(h("div", {class: "msg to-user"}, h("span", {class: "note"}, "to user:"), " ", args.output));
             continue;
           }
           const r = results.get(c.id);
           if (r) shown.add(r.seq);
           const rd = r ? r.data : null;
-          const status = !rd ? "" : rd.ok ? `<span class="ok">ok</span>` : `<span class="bad">failed: ${esc(rd.error)}</span>`;
-          const kind = rd && rd.kind ? ` <span class="note">[${esc(rd.kind)}]</span>` : "";
-          const res = rd && rd.output !== undefined ? `<details><summary>result ${esc(short(rd.output, 90))}</summary><pre>${pretty(rd.output)}</pre></details>` : "";
-          parts.push(`<div class="call"><span class="tool">${esc(c.name)}</span>(<span class="args">${esc(short(args, 160))}</span>)${kind} ${status}` +
-            `<details><summary>arguments</summary><pre>${pretty(args)}</pre></details>${res}</div>`);
+          const status = !rd ? "" : rd.ok ? h("span", {class: "ok"}, "ok") : h("span", {class: "bad"}, "failed: ", rd.error);
+          const kind = rd && rd.kind ? [" ", h("span", {class: "note"}, "[", rd.kind, "]")] : "";
+          const res = rd && rd.output !== undefined ? fold("result " + short(rd.output, 90), rd.output) : "";
+          parts.push(h("div", {class: "call"}, h("span", {class: "tool"}, c.name), "(", h("span", {class: "args"}, short(args, 160)), ")",
+            kind, " ", status, fold("arguments", args), res));
         }
-        const u = d.usage && d.usage.input_tokens ? ` <span class="note">${d.usage.input_tokens} in / ${d.usage.output_tokens} out tokens</span>` : "";
-        out.push(`<div class="ev assistant">${t}<span class="who">assistant · turn ${e.turn}</span>${u}${parts.join("") || '<div class="note">(empty turn)</div>'}</div>`);
+        const u = d.usage && d.usage.input_tokens ? [" ", h("span", {class: "note"}, `${d.usage.input_tokens} in / ${d.usage.output_tokens} out tokens`)] : "";
+        out.push(h("div", {class: "ev assistant"}, t, h("span", {class: "who"}, `assistant · turn ${e.turn}`), u,
+          parts.length ? parts : h("div", {class: "note"}, "(empty turn)")));
       } else if (e.type === "tool_call") {
         if (shown.has(e.seq)) continue;
-        const st = d.ok ? '<span class="ok">ok</span>' : `<span class="bad">failed: ${esc(d.error)}</span>`;
-        out.push(`<div class="ev call">${t}<span class="tool">${esc(d.name)}</span>(${esc(short(d.arguments || {}, 160))}) ${st}<details><summary>result</summary><pre>${pretty(d.output)}</pre></details></div>`);
+        const st = d.ok ? h("span", {class: "ok"}, "ok") : h("span", {class: "bad"}, "failed: ", d.error);
+        out.push(h("div", {class: "ev call"}, t, h("span", {class: "tool"}, d.name), "(", short(d.arguments || {}, 160), ") ", st,
+          fold("result", d.output)));
       } else if (e.type === "session_end") {
-        out.push(`<div class="ev meta">${t}ended: <b>${esc(d.reason)}</b> after ${esc(d.turns)} turns</div>`);
+        out.push(h("div", {class: "ev meta"}, t, "ended: ", h("b", {}, d.reason), ` after ${d.turns} turns`));
       } else {
-        const fields = Object.entries(d).map(([k, v]) => `<span class="k">${esc(k)}</span>=${esc(short(v, 200))}`).join(" · ");
-        out.push(`<div class="ev event">${t}<span class="etype">${esc(e.type)}</span>${e.turn != null ? ` <span class="note">turn ${e.turn}</span>` : ""} ${fields}</div>`);
+        const fields = [];
+        for (const [k, v] of Object.entries(d)) fields.push(fields.length ? " · " : "", h("span", {class: "k"}, k), "=", short(v, 200));
+        out.push(h("div", {class: "ev event"}, t, h("span", {class: "etype"}, e.type),
+          e.turn != null ? [" ", h("span", {class: "note"}, `turn ${e.turn}`)] : "", " ", fields));
       }
     }
-    return out.join("");
+    return out;
   }
 
   async function openSession(ci, sid) {
     const box = $("#transcript");
-    box.innerHTML = '<p class="note">decompressing…</p>';
+    box.replaceChildren(h("p", {class: "note"}, "decompressing…"));
     const texts = await loadChunk(ci);
-    const text = texts[sid];
+    const text = Object.prototype.hasOwnProperty.call(texts, sid) ? texts[sid] : null;
     const s = LV.sessions.find((x) => x[S.cell] === ci && x[S.sid] === sid);
-    if (text == null) { box.innerHTML = `<p class="bad">No transcript for ${esc(sid)}.</p>`; return; }
-    const events = text.split("\n").filter((l) => l.trim()).map((l) => { try { return JSON.parse(l); } catch (e) { return null; } }).filter(Boolean);
-    const labels = s ? Object.entries(s[S.labels] || {}).map(([k, v]) => `${k}=${v}`).join(" · ") : "";
+    if (typeof text !== "string") { box.replaceChildren(h("p", {class: "bad"}, `No transcript for ${sid}.`)); return; }
+    const events = text.split("\n").filter((l) => l.trim()).map((l) => { try { return JSON.parse(l); } catch (e) { return null; } })
+      .filter((e) => e && typeof e === "object");
+    const labels = s ? pairs(s[S.labels], " · ") : "";
     const c = LV.cells[ci];
-    const aborted = c[C.status] === "aborted" ? `<p class="bad">cell aborted: ${esc(c[C.reason])}</p>` : "";
-    const why = s && s[S.reason] ? `<p class="${s[S.outcome] === "fail" ? "bad" : "ok"}">${esc(s[S.outcome] || "")}: ${esc(s[S.reason])}</p>` : "";
-    box.innerHTML = `<div class="thead"><h3>${esc(sid)} ${s ? badge(s[S.outcome]) : ""}</h3><p class="note">${esc(cellLabel(ci))}${labels ? " · " + esc(labels) : ""}` +
-      `${s && s[S.start] ? " · simulated " + esc(s[S.start].replace("T", " ")) + " → " + esc(s[S.stop].slice(11, 16)) : ""}</p>${why}${aborted}</div>` + renderEvents(events);
+    const aborted = c[C.status] === "aborted" ? h("p", {class: "bad"}, "cell aborted: ", c[C.reason]) : "";
+    const why = s && s[S.reason] ? h("p", {class: s[S.outcome] === "fail" ? "bad" : "ok"}, `${s[S.outcome] || ""}: `, s[S.reason]) : "";
+    const when = s && typeof s[S.start] === "string" && s[S.start] ? ` · simulated ${s[S.start].replace("T", " ")} → ${String(s[S.stop]).slice(11, 16)}` : "";
+    const head = h("div", {class: "thead"}, h("h3", {}, sid, " ", s ? badge(s[S.outcome]) : ""),
+      h("p", {class: "note"}, cellLabel(ci), labels ? " · " + labels : "", when), why, aborted);
+    box.replaceChildren(head, ...renderEvents(events));
     box.dataset.sid = sid;
     $$(".srow").forEach((r) => r.classList.toggle("sel", LV.sessions[+r.dataset.i][S.sid] === sid && LV.sessions[+r.dataset.i][S.cell] === ci));
   }

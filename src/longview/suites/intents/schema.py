@@ -47,7 +47,7 @@ def workspace_path(value: str) -> str:
     if len(parts) > MAX_PATH_PARTS:
         raise ValueError(f"a workspace path at most {MAX_PATH_PARTS} folders deep")
     for part in parts:
-        problem = id_problem(part, max_len=200)
+        problem = id_problem(part, max_len=200, alphabet=False)
         if problem:
             raise ValueError(f"a workspace-relative path whose every part is {problem.removeprefix('an ')} "
                              f"(part {part[:60]!r})")

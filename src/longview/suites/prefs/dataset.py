@@ -234,12 +234,15 @@ def load_file(path: str) -> PrefsDataset:
     from longview.kernel.ids import read_json
 
     data = read_json(Path(path))  # readable, UTF-8, valid JSON, bounded depth; else a DataError
+    if not isinstance(data, dict):
+        raise DataError(path, "<file>", "<root>", f"a JSON object with 'users' (got a {type(data).__name__})")
     try:
         ds = PrefsDataset.model_validate(data)
     except ValidationError as e:
         err = e.errors()[0]
         loc = [str(x) for x in err["loc"]]
-        raise DataError(path, "/".join(loc[:3]), "/".join(loc[3:]) or loc[-1], err["msg"]) from None
+        raise DataError(path, "/".join(loc[:3]) or "<file>", "/".join(loc[3:]) or (loc[-1] if loc else "<root>"),
+                        err["msg"]) from None
     validate(ds, path)
     ds.name = path
     ds.sha256 = hashlib.sha256(ds.model_dump_json(exclude={"sha256", "name"}).encode()).hexdigest()
