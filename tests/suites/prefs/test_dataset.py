@@ -65,5 +65,5 @@ def test_a_damaged_dataset_file_is_one_error_naming_the_field(tmp_path):
     kit = next(s["kit"] for s in ds["users"][0]["sessions"] if any(c.get("topic") for c in s["kit"]["calls"]))
     next(c for c in kit["calls"] if c.get("topic"))["topic"] = "no such topic"
     f.write_text(json.dumps(ds))
-    with pytest.raises(DataError, match="topic_texts does not name"):
+    with pytest.raises(DataError, match="a topic that kit/topic_texts names"):
         load_file(str(f))

@@ -288,6 +288,12 @@ def validate(ds: PrefsDataset, path: str) -> None:
             for j, sc in enumerate(scenes):
                 if sc.attribute not in tax.ids:
                     raise DataError(path, rec, f"{field}/{j}/attribute", f"one of {tax.ids}")
+                # A call serving a topic is reported with that topic's sentence (an unknown one crashed the run).
+                for kind, calls in (("calls", sc.kit.calls), ("infer_calls", sc.kit.infer_calls)):
+                    for n, call in enumerate(calls):
+                        if call.topic is not None and call.topic not in sc.kit.topic_texts:
+                            raise DataError(path, rec, f"{field}/{j}/kit/{kind}/{n}/topic",
+                                            f"a topic that kit/topic_texts names (got {call.topic[:60]!r})")
         cells = {(p.context, p.attribute) for p in ud.final_probes}
         if len(cells) != 2 * len(tax.ids):
             raise DataError(path, rec, "final_probes", "one final probe per (context, attribute) cell")
