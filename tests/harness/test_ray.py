@@ -12,6 +12,7 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -26,7 +27,7 @@ pytestmark = pytest.mark.ray
 from longview.harness import registry  # noqa: E402
 from longview.harness import run as harness  # noqa: E402
 from longview.harness.options import RunConfig  # noqa: E402
-from longview.harness.ray_executor import RayExecutor  # noqa: E402
+from longview.harness.ray_executor import RayExecutor, start_local_ray  # noqa: E402
 from longview.kernel.runstore import RunStore  # noqa: E402
 from longview.testing.loopback import LoopbackServer, finish_or_send  # noqa: E402
 
@@ -47,7 +48,7 @@ def cluster():
     """One local Ray instance with 2 CPUs for the in-process tests (the executor joins it)."""
     import logging
 
-    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.WARNING)
+    start_local_ray(2, logging_level=logging.WARNING)  # on loopback, as the executor starts one
     yield
     ray.shutdown()
 
@@ -75,6 +76,91 @@ def test_cli_ray_run_equals_local_run_and_they_resume_each_other(tmp_path):
                            on_cell=lambda c, res: rerun.append(c.key))
     assert rerun == [] and again.to_json_dict() == local.to_json_dict()
     assert not list((tmp_path / "ray").glob(".ray-probe-*"))
+
+
+def _children(root: int) -> set[int]:
+    """Every process below ``root`` (from /proc: no psutil needed)."""
+    parent: dict[int, int] = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                stat = Path(f"/proc/{d}/stat").read_text()
+            except OSError:
+                continue
+            parent[int(d)] = int(stat.rsplit(")", 1)[1].split()[1])
+    out: set[int] = set()
+    grew = True
+    while grew:
+        new = {p for p, pp in parent.items() if (pp == root or pp in out) and p not in out}
+        out |= new
+        grew = bool(new)
+    return out
+
+
+def _address(hexaddr: str) -> str:
+    ip, port = hexaddr.split(":")
+    raw = bytes.fromhex(ip)
+    if len(raw) == 16:  # /proc prints each 32-bit word in host (little-endian) order
+        raw = b"".join(raw[i:i + 4][::-1] for i in range(0, 16, 4))
+        return f"[{socket.inet_ntop(socket.AF_INET6, raw)}]:{int(port, 16)}"
+    return f"{socket.inet_ntop(socket.AF_INET, raw[::-1])}:{int(port, 16)}"
+
+
+def listening(pids: set[int]) -> set[tuple[str, str, str]]:
+    """(process name, protocol, local address) of every listening TCP socket and bound UDP socket
+    that one of ``pids`` holds, read from /proc/net and each process's descriptors."""
+    table: dict[str, tuple[str, str]] = {}
+    for proto in ("tcp", "tcp6", "udp", "udp6"):
+        try:
+            lines = Path(f"/proc/net/{proto}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            f = line.split()
+            if proto.startswith("tcp") and f[3] != "0A":  # 0A: LISTEN
+                continue
+            table[f[9]] = (proto, _address(f[1]))
+    out = set()
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+            name = Path(f"/proc/{pid}/comm").read_text().strip()
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if link.startswith("socket:[") and link[8:-1] in table:
+                out.add((name, *table[link[8:-1]]))
+    return out
+
+
+LOOPBACK = ("127.", "[::1]:", "[::ffff:127.")
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads listening sockets from /proc (Linux)")
+def test_a_local_ray_instance_listens_on_loopback_only(tmp_path):
+    """During a `--executor ray` run, every socket any Ray process listens on is on 127.0.0.1:
+    Ray's APIs have no authentication, so a run on one machine must not be reachable from another."""
+    env = {**os.environ, "LONGVIEW_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop(SINGLE := "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None)  # the executor must set it itself
+    run = subprocess.Popen([sys.executable, "-m", "longview", "run", "atr", "--personas", "2", "--executor", "ray",
+                            "--out", "ray"], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    seen: set[tuple[str, str, str]] = set()
+    try:
+        while run.poll() is None:  # bounded by the run itself (and the timeout below)
+            seen |= listening(_children(run.pid) | {run.pid})
+            time.sleep(0.2)
+    finally:
+        _, err = run.communicate(timeout=300)
+    assert run.returncode == 0, err.decode()[-3000:]
+    assert SINGLE not in os.environ
+    names = {name for name, _, _ in seen}
+    assert "gcs_server" in names and "raylet" in names, seen  # the instance was observed, not missed
+    exposed = sorted(s for s in seen if not s[2].startswith(LOOPBACK))
+    assert exposed == [], exposed
 
 
 def test_worker_killed_mid_run_loses_and_duplicates_no_cell(cluster, tmp_path):

@@ -21,6 +21,8 @@ resume rules, concurrency bound and numbers.
   session acquires (``ctx.session()``), so ``--max-concurrency`` holds globally, never above.
 - **Progress and usage.** The limiter counts finished sessions (the driver polls it); each worker
   returns its usage ledger's running summary with every cell and the driver adds them up.
+- **Loopback.** A local instance (no ``--ray-address``) listens on 127.0.0.1 only: see
+  :func:`start_local_ray`. Joining a cluster is the user's explicit choice (docs/ray.md).
 """
 
 from __future__ import annotations
@@ -195,6 +197,39 @@ class CellWorker:
         return {"result": result, "files": files, "usage": self.usage(), "pid": os.getpid()}
 
 
+LOOPBACK = "127.0.0.1"
+SINGLE_MACHINE_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+def start_local_ray(num_cpus: int, **kw: Any) -> None:
+    """A new Ray instance on this machine whose every listener is on 127.0.0.1, dashboard off.
+
+    Ray has no bind-address setting for its core processes: the GCS, the raylet's node and object
+    managers and every worker's gRPC server listen on 127.0.0.1 only when the node's IP is
+    127.0.0.1, and otherwise on all interfaces; the agents (dashboard agent, metrics, runtime env)
+    bind the node's IP. But Ray replaces a 127.0.0.1 node IP (``_node_ip_address``) by the machine's
+    reachable address unless clusters are off, its single-machine mode (the default on macOS and
+    Windows, chosen with ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``). So that mode is switched on while
+    the instance starts — in this process (Ray read the variable at import) and in the environment
+    its processes inherit — and restored afterwards. tests/harness/test_ray.py lists the sockets
+    the instance's processes open and fails on any that is not loopback.
+    """
+    from ray._private import ray_constants
+
+    saved_env, saved_flag = os.environ.get(SINGLE_MACHINE_ENV), ray_constants.ENABLE_RAY_CLUSTER
+    os.environ[SINGLE_MACHINE_ENV] = "0"
+    ray_constants.ENABLE_RAY_CLUSTER = False
+    try:
+        # "local": a new instance, even where RAY_ADDRESS or `ray start` points elsewhere.
+        ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, _node_ip_address=LOOPBACK, **kw)
+    finally:
+        ray_constants.ENABLE_RAY_CLUSTER = saved_flag
+        if saved_env is None:
+            os.environ.pop(SINGLE_MACHINE_ENV, None)
+        else:
+            os.environ[SINGLE_MACHINE_ENV] = saved_env
+
+
 class RayExecutor(Executor):
     """Cells as calls to worker actors on a Ray cluster (started locally when no address is given)."""
 
@@ -231,8 +266,7 @@ class RayExecutor(Executor):
                 why = " ".join(f"{e} {e.__cause__ or ''}".split())
                 raise ConfigError(f"--ray-address {self.address}: cannot join that Ray cluster ({why[:600]})") from None
         else:
-            # "local": a new instance for this run, even where RAY_ADDRESS or `ray start` points elsewhere.
-            ray.init(address="local", num_cpus=self.num_cpus or os.cpu_count() or 1, include_dashboard=False, **kw)
+            start_local_ray(self.num_cpus or os.cpu_count() or 1, **kw)
         self.owns_ray = True
 
     def start(self, p: Prepared, store: RunStore) -> dict[str, Any]:
