@@ -579,7 +579,9 @@ def explain(metric: str, suite_name: str | None, run_dir: Path | None) -> None:
     found: list[tuple[str, str, dict[str, Any]]] = []
     try:
         if run_dir is not None:
-            data = json.loads((run_dir / "scorecard.json").read_text(encoding="utf-8"))
+            from longview.kernel.runstore import read_run_file
+
+            data = json.loads(read_run_file(run_dir / "scorecard.json", run_dir, "<scorecard>"))
             sources = {str(data.get("suite")): data.get("metrics") or {}}
         else:
             sources = {}

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from fuzzkit import escaped
+from fuzzkit import SUITES, escaped, invoke, run_args, sample
 
 
 @pytest.fixture(autouse=True)
@@ -18,3 +18,19 @@ def _isolated(tmp_path, monkeypatch):
             os.remove(p)
     yield
     assert not escaped(), f"wrote outside the run folder: {escaped()}"
+
+
+@pytest.fixture(scope="module")
+def finished_runs(tmp_path_factory) -> dict[str, tuple[Path, str]]:
+    """One finished run per suite (built once per module), copied by each case: suite -> (folder
+    holding ``run/``, dataset spec)."""
+    out = {}
+    for suite in SUITES:
+        base = tmp_path_factory.mktemp(f"base-{suite}")
+        data = sample(suite, base / "data")
+        if data is None:
+            continue
+        r = invoke(run_args(suite, data, base / "run"), base)
+        assert r.code == 0, r.text[-2000:]
+        out[suite] = (base, data)
+    return out

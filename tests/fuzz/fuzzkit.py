@@ -104,3 +104,9 @@ def reference_agent(suite_name: str) -> str:
 
 def sample(suite_name: str, folder: Path) -> str | None:
     return registry.load(suite_name).sample_dataset(folder)
+
+
+def run_args(suite: str, data: str, out: Path) -> list:
+    """A small run of ``suite`` on ``data``: its first reference agent, one unit, three turns."""
+    return ["run", suite, "--dataset", data, "--out", out, "--agent", reference_agent(suite), "--units", "1",
+            "--max-turns", "3"]

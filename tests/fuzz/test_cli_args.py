@@ -177,3 +177,12 @@ def test_bad_atr_command_arguments(case, scene):
     r = invoke(_fill(args, scene, scene / "run"), scene)
     assert_clean_failure(r, names=needle)
     assert snapshot(scene) == before
+
+
+@pytest.mark.parametrize("command", [["run", "atr", "--units", "0"], ["profile", "--model", "mock/echo", "--units", "0"],
+                                     ["profile", "--model", "mock/echo", "--units", "-3", "--dry-run"]])
+def test_zero_units_is_refused_by_run_and_profile_alike(command, tmp_path):
+    before = snapshot(tmp_path)
+    r = invoke(command, tmp_path)
+    assert_clean_failure(r, names="at least 1")
+    assert snapshot(tmp_path) == before  # profile planned nothing, ran nothing

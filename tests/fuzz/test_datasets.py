@@ -141,6 +141,13 @@ def _surrogate_key(obj: Any) -> None:
     target["\udc80"] = 1
 
 
+def _infinite_number(raw: bytes, jsonl: bool) -> bytes:
+    obj = _load(raw, jsonl)
+    p, k = _first_int(obj)
+    _get(obj, p)[k] = "__INF__"
+    return _dump(obj, raw, jsonl).replace(b'"__INF__"', b"1e400")
+
+
 INVALID: dict[str, Callable[[bytes, bool], bytes]] = {
     "empty": lambda raw, jsonl: b"",
     "truncated": lambda raw, jsonl: raw[: len(raw) // 2],
@@ -153,6 +160,8 @@ INVALID: dict[str, Callable[[bytes, bool], bytes]] = {
     "surrogate_value": _tree(_set_first(_first_string, "ok\ud800")),
     "surrogate_key": _tree(_surrogate_key),
     "huge_int": _huge_int,
+    "infinite_number": _infinite_number,
+    "nan_literal": lambda raw, jsonl: b'{"x": NaN}',
     "top_number": lambda raw, jsonl: b"42",
 }
 

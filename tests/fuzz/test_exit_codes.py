@@ -83,3 +83,39 @@ def test_a_loader_that_misses_a_check_still_ends_in_a_data_error(exc):
     with pytest.raises(DataError, match="loader") as e:
         load_dataset(suite, "some/path", None)
     assert str(e.value).startswith("some/path: record <dataset>")
+
+
+def test_a_run_that_could_not_finish_is_not_bad_input(capsys):
+    # A dead --workers process (RunInterrupted) exits 1; 2 stays "the input is wrong".
+    from longview.harness.cli_util import fail
+    from longview.kernel.errors import ConfigError, RunInterrupted
+
+    with pytest.raises(SystemExit) as e:
+        fail(RunInterrupted("worker process 0 died"))
+    assert e.value.code == 1
+    with pytest.raises(SystemExit) as e:
+        fail(ConfigError("bad flag"))
+    assert e.value.code == 2
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_resume_after_aborts_accepts_a_corrected_endpoint(suite, tmp_path):
+    """The abort message says to fix the cause and resume: a fixed --api-base is how to reach the
+    model, not what is measured, so the run resumes (and the manifest records both endpoints)."""
+    from test_kill_resume import finish_or_send
+
+    data = sample(suite, tmp_path / "data")
+    if data is None:
+        pytest.skip(f"suite {suite} provides no sample dataset")
+    dead = _dead_endpoint()
+    args = ["run", suite, "--dataset", data, "--out", tmp_path / "run", "--model", "hosted_vllm/m", "--units", "1",
+            "--max-attempts", "1", "--no-cache", "--max-turns", "3", "--request-timeout", "2"]
+    assert invoke([*args, "--api-base", dead], tmp_path).code == 1  # every model cell aborted
+    with LoopbackServer(agent=finish_or_send).in_thread() as srv:
+        r = invoke([*args, "--api-base", srv.url, "--resume"], tmp_path)
+    assert r.code == 0, r.text[-2000:]
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["api_base"] == srv.url and manifest["endpoints"] == [dead, srv.url]
+    assert "api_base" not in manifest["config"]
+    card = json.loads((tmp_path / "run" / "scorecard.json").read_text())
+    assert card["run"]["cells"]["aborted"] == 0 and not card["run"]["cells"]["partial"]

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from fuzzkit import SUITES, assert_clean_failure, assert_no_traceback, invoke, reference_agent, sample, snapshot
+from fuzzkit import SUITES, assert_clean_failure, assert_no_traceback, invoke, run_args, snapshot
 
 Damage = Callable[[Path, Path], None]  # (run folder, a folder outside it)
 
@@ -95,6 +95,8 @@ DAMAGES: dict[str, tuple[Damage, set[int], set[int], set[int]]] = {
     "marker_null": (_write(_marker, b"null"), OK, OK, OK),
     "marker_garbage": (_write(_marker, bytes(range(256))), OK, OK, OK),
     "marker_is_dir": (_replace_with_dir(_marker), OK, OK, OK),
+    "marker_weird_status": (_write(_marker, lambda b: json.dumps({**json.loads(b), "status": "weird"}).encode()),
+                            OK, OK, OK),
     "marker_deleted": (lambda run, out: _marker(run).unlink(), OK, OK, OK),
     "cells_is_file": (_cells_file, OK, ERR, ERR),
     "cells_symlink": (_symlink_cells, ERR, ERR, ERR),
@@ -105,26 +107,6 @@ DAMAGES: dict[str, tuple[Damage, set[int], set[int], set[int]]] = {
 }
 DAMAGED_MARKER = {k for k in DAMAGES if k.startswith("marker_") and k != "marker_deleted"}
 COMMANDS = ("show", "resume", "force")
-
-
-def run_args(suite: str, data: str, out: Path) -> list:
-    return ["run", suite, "--dataset", data, "--out", out, "--agent", reference_agent(suite), "--units", "1",
-            "--max-turns", "3"]
-
-
-@pytest.fixture(scope="module")
-def finished_runs(tmp_path_factory) -> dict[str, tuple[Path, str]]:
-    """One finished run per suite (built once), copied by each case."""
-    out = {}
-    for suite in SUITES:
-        base = tmp_path_factory.mktemp(f"base-{suite}")
-        data = sample(suite, base / "data")
-        if data is None:
-            continue
-        r = invoke(run_args(suite, data, base / "run"), base)
-        assert r.code == 0, r.text[-2000:]
-        out[suite] = (base, data)
-    return out
 
 
 def cases() -> list[tuple[str, str, str]]:

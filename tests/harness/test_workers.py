@@ -19,7 +19,7 @@ from longview.harness import registry
 from longview.harness import run as harness
 from longview.harness.options import RunConfig
 from longview.harness.process_executor import ProcessExecutor, share
-from longview.kernel.errors import ConfigError, LongviewError
+from longview.kernel.errors import ConfigError, LongviewError, RunInterrupted
 from longview.kernel.models.usage import without_timings
 from longview.testing.loopback import LoopbackServer, finish_or_send
 
@@ -142,7 +142,8 @@ def test_a_dead_worker_stops_the_run_and_the_folder_resumes_to_the_same_scorecar
 
     monkeypatch.setattr(atr, "run_cell", run_cell)
     cfg = RunConfig(suite="atr", units=2, out=tmp_path / "r", workers=2)
-    with pytest.raises(LongviewError, match=r"worker process \d \(pid \d+\) died .*exit code 3.*--resume"):
+    # RunInterrupted: the command exits 1 (the run could not finish), not 2 (bad input)
+    with pytest.raises(RunInterrupted, match=r"worker process \d \(pid \d+\) died .*exit code 3.*--resume"):
         harness.run(cfg, executor=ProcessExecutor(2, start_method="fork"))
     assert not list((tmp_path / "r").glob("cells/ref:asker*/result.json"))
     monkeypatch.setattr(atr, "run_cell", real)

@@ -379,6 +379,12 @@ def test_redact_masks_only_provider_keys_and_registered_names(clean_secrets, mon
     assert redact("c s3cr3t-value") == "c ***"
 
 
+def test_a_key_echoed_in_another_case_is_masked_too(clean_secrets, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-Openai-AbCdEf123")
+    text = "echo SK-OPENAI-ABCDEF123 and sk-openai-abcdef123 and sK-oPeNaI-aBcDeF123"
+    assert redact(text) == "echo *** and *** and ***"
+
+
 def test_dotenv_is_never_applied_wholesale(clean_secrets, monkeypatch):
     monkeypatch.delenv("HTTP_PROXY", raising=False)
     monkeypatch.delenv("MISTRAL_API_KEY", raising=False)

@@ -16,7 +16,8 @@ err = Console(stderr=True, soft_wrap=True)  # never break a file path across lin
 
 
 def fail(e: Exception) -> NoReturn:
-    """One clear message and exit code 2: the user's input or configuration is wrong."""
+    """One clear message and exit code 2: the user's input or configuration is wrong (an error
+    that says otherwise, e.g. :class:`~longview.kernel.errors.RunInterrupted`, carries its own)."""
     # printable(): a hostile id in the message must not drive the terminal or break the line
     err.print(Text.assemble(("error: ", "bold red"), printable(e, 2000)), highlight=False)
-    raise SystemExit(2)
+    raise SystemExit(getattr(e, "exit_code", 2))

@@ -242,8 +242,9 @@ def prepare(cfg: RunConfig, *, dry_run: bool = False, objects: Mapping[str, Exte
         # A plugin's own version is part of the run (longview's is package_version): after its
         # scoring changes, --resume refuses to mix old and new cells.
         config["plugin"] = package
-    if cfg.api_base:  # another server may answer differently: a different run (absent = provider default)
-        config["api_base"] = cfg.api_base.rstrip("/")
+    # --api-base is not part of the identity: the endpoint is how to reach the model, not what is
+    # measured (the model names are), so after aborts a corrected endpoint resumes the run; the
+    # manifest records every endpoint used (Manifest.endpoints).
     if external:  # what each agent is: another agent (or version of it) is another run
         config["external_agents"] = {k: v.identity for k, v in sorted(external.items())}
     manifest = Manifest(

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from longview.harness.cell import Cell
 from longview.harness.executor import Executor, OnCell, OnSession, rebuild, run_one
-from longview.kernel.errors import ConfigError, LongviewError
+from longview.kernel.errors import ConfigError, LongviewError, RunInterrupted
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
@@ -118,7 +118,7 @@ class ProcessExecutor(Executor):
             return msg
         except (EOFError, OSError):
             self.procs[i].join(5)
-            raise LongviewError(f"worker process {i} (pid {self.procs[i].pid}) died while {doing} (exit code "
+            raise RunInterrupted(f"worker process {i} (pid {self.procs[i].pid}) died while {doing} (exit code "
                                 f"{self.procs[i].exitcode}); cells it had have no marker: --resume runs them again"
                                 ) from None
 

@@ -48,6 +48,13 @@ class RunFolderError(DataError):
     """A file of a run folder is damaged or foreign: names the file, the record and the field."""
 
 
+class RunInterrupted(LongviewError):
+    """The run could not finish for a reason that is not the input's (a worker process died): the
+    command exits 1, not 2 (bad input); finished cells keep their markers, --resume goes on."""
+
+    exit_code = 1
+
+
 class ConfigError(LongviewError):
     """An option or configuration value is invalid."""
 

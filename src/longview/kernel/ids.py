@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import stat
 import unicodedata
@@ -189,10 +190,21 @@ def read_text(path: Path, record: str = "<file>") -> str:
         raise DataError(file, record, "<root>", f"UTF-8 text (invalid byte at offset {e.start})") from None
 
 
+def _finite(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):  # 1e400 parses as infinity
+        raise ValueError(f"finite numbers only (found {literal[:40]})")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"finite numbers only (found {name})")  # Python's json would accept NaN and Infinity
+
+
 def parse_json(text: str, file: str, record: str = "<file>") -> Any:
-    """:func:`read_json` for text already in hand (one JSONL line, say)."""
+    """:func:`read_json` for text already in hand (one JSONL line, say). Numbers must be finite."""
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_float=_finite, parse_constant=_no_constant)
     except RecursionError:
         raise DataError(file, record, "<root>", f"JSON nested at most {MAX_DEPTH} levels deep") from None
     except json.JSONDecodeError as e:

@@ -24,10 +24,12 @@ Safety rules (issue 7):
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 import threading
@@ -112,7 +114,12 @@ class Manifest(BaseModel):
     components: dict[str, str] = Field(default_factory=dict, description="Which implementation ran each role.")
     prompts: dict[str, str] = Field(default_factory=dict, description="Prompt file -> sha256.")
     usage: dict[str, Any] = Field(default_factory=dict, description="Token/cost accounting per role.")
-    api_base: str | None = Field(default=None, description="Endpoint every model role used (None: provider defaults).")
+    api_base: str | None = Field(default=None, description="Endpoint every model role used in the latest invocation "
+                                 "(None: provider defaults); not part of the config hash.")
+    endpoints: list[str | None] = Field(
+        default_factory=list, description="Every endpoint (--api-base) the run's invocations used, in order, once a "
+        "--resume changed it (empty while it never changed).",
+    )
     executor: dict[str, Any] = Field(
         default_factory=dict,
         description="What ran the cells of the latest invocation: name (local, ray), nodes, cpus, workers; "
@@ -148,6 +155,53 @@ def atomic_write(path: Path, text: str, *, make_parents: bool = True, redact_sec
         if isinstance(e, OSError):
             raise ConfigError(f"{path}: cannot write here ({e.strerror or e})") from None
         raise
+
+
+MAX_RUN_FILE = 1 << 30  # one file of a run folder (a long trace is tens of MB)
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"),
+          (stat.S_ISSOCK, "a socket"))
+
+
+def read_run_file(path: Path, root: Path, record: str = "<file>", *, errors: str = "strict") -> str:
+    """:func:`read_run_bytes` decoded as UTF-8 (a damaged byte is one error, or U+FFFD with
+    ``errors="replace"``, as for traces)."""
+    raw = read_run_bytes(path, root, record)
+    try:
+        return raw.decode("utf-8", errors=errors)
+    except UnicodeDecodeError as e:
+        raise RunFolderError(str(path), record, "<file>", f"UTF-8 text (invalid byte at offset {e.start}); "
+                             "the file is damaged") from None
+
+
+def read_run_bytes(path: Path, root: Path, record: str = "<file>") -> bytes:
+    """The bytes of one file of the run folder ``root`` (manifest, scorecard, marker, trace...),
+    read only if it is what it claims: a regular file (a FIFO would block the reader forever, a
+    device never end), reached without leaving the run folder (a link out or a link loop is
+    foreign), at most :data:`MAX_RUN_FILE` bytes. Anything else is one :class:`RunFolderError` naming the file, raised before it is opened for
+    reading. Every reader of run folders (show, report, compare, profile, --resume) goes through it."""
+    file = str(path)
+    try:
+        real = path.resolve(strict=True)
+    except RuntimeError:  # Python 3.11 reports a link loop this way
+        raise RunFolderError(file, record, "<file>", "a file, not a loop of symbolic links") from None
+    except OSError as e:
+        what = "a file, not a loop of symbolic links" if e.errno == errno.ELOOP else f"a readable file ({e.strerror or e})"
+        raise RunFolderError(file, record, "<file>", what) from None
+    base = root.resolve()
+    if real != base and not real.is_relative_to(base):
+        raise RunFolderError(file, record, "<file>", f"a file inside the run folder (it is a link to {real})")
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)  # never blocks on a FIFO
+    except OSError as e:
+        raise RunFolderError(file, record, "<file>", f"a readable file ({e.strerror or e})") from None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            kind = next((name for test, name in _KINDS if test(st.st_mode)), "a special file")
+            raise RunFolderError(file, record, "<file>", f"a regular file (it is {kind})")
+        if st.st_size > MAX_RUN_FILE:
+            raise RunFolderError(file, record, "<file>", f"a file of at most {MAX_RUN_FILE >> 20} MiB ({st.st_size >> 20} MiB)")
+        return f.read(MAX_RUN_FILE + 1)
 
 
 def safe_name(text: str) -> str:
@@ -250,7 +304,7 @@ class RunStore:
                     raise RunFolderError(e.file, e.record, e.field,
                                          f"{e.expected}; the run cannot be resumed — pass --force to start it over") from None
                 old = None
-            if old is not None and resume and old.config_hash == manifest.config_hash:
+            if old is not None and resume and manifest.config_hash in (old.config_hash, _without_endpoint(old)):
                 # A resume keeps user files beside the run, but not links, nor longview's own names
                 # replaced by something else (a folder called scorecard.json, a file called cells).
                 links = [n for n in self._foreign()
@@ -260,6 +314,9 @@ class RunStore:
                                          "a file or folder longview wrote (found a symbolic link or foreign "
                                          "entry inside its cells); the run folder was tampered with")
                 manifest.created = old.created
+                if (old.api_base or None) != (manifest.api_base or None) or old.endpoints:
+                    history = old.endpoints or [old.api_base]
+                    manifest.endpoints = history + ([manifest.api_base] if history[-1] != manifest.api_base else [])
                 self.previous_usage = self.recovered_usage(fallback=old.usage)
             elif old is not None and resume and not force:
                 raise ConfigError(
@@ -301,8 +358,10 @@ class RunStore:
                     continue
                 for sub, dirs, files in os.walk(p):
                     for n in dirs + files:
-                        if (Path(sub) / n).is_symlink():
-                            out.append(str((Path(sub) / n).relative_to(self.root)))
+                        q = Path(sub) / n
+                        # links are never longview's, nor FIFOs, devices or sockets (a reader would hang)
+                        if q.is_symlink() or not (q.is_dir() or q.is_file()):
+                            out.append(str(q.relative_to(self.root)))
             elif p.name != CELLS and not p.is_file():
                 out.append(p.name + "/")
         return out
@@ -337,13 +396,7 @@ class RunStore:
 
     def _read_manifest(self) -> Manifest:
         path, file = self.manifest_path, str(self.manifest_path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as e:
-            raise RunFolderError(file, "<manifest>", "<file>", f"UTF-8 text (invalid byte at offset {e.start}); "
-                                 "the file is damaged") from None
-        except OSError as e:
-            raise RunFolderError(file, "<manifest>", "<file>", f"a readable file ({e.strerror or e})") from None
+        text = read_run_file(path, self.root, "<manifest>")
         try:
             return Manifest.model_validate_json(text)
         except ValidationError as e:
@@ -366,16 +419,22 @@ class RunStore:
 
     def _marker_problem(self, marker: Path) -> str | None:
         """Why ``marker`` does not prove its cell finished, or None when it does."""
+        if marker.is_dir() and not marker.is_symlink():
+            return "result.json is a folder"
         try:
-            text = marker.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            return f"result.json is unreadable ({getattr(e, 'strerror', None) or e})"
+            text = read_run_file(marker, self.root, "<result>")  # a FIFO, device or link out is refused
+        except RunFolderError as e:
+            if "UTF-8" not in e.expected and "readable file" not in e.expected:
+                raise
+            return f"result.json is unreadable ({e.expected})"
         try:
             data = json.loads(text)
         except (ValueError, RecursionError):
             return "result.json is truncated or not valid JSON"
         if not isinstance(data, dict) or not data:
             return "result.json does not hold a cell result"
+        if data.get("status", "complete") not in ("complete", "aborted"):  # the harness writes only these
+            return f"result.json field 'status': expected 'complete' or 'aborted' (got {str(data['status'])[:40]!r})"
         if self.result_model is not None:
             try:
                 self.result_model.model_validate(data)
@@ -422,7 +481,8 @@ class RunStore:
         cells = self.root / CELLS
         if not cells.is_dir():
             return out
-        for marker in sorted(cells.glob(f"*/{MARKER}")):
+        # Every folder's marker, a link too (a glob skips a link loop, which must be refused, not missed).
+        for marker in sorted(d / MARKER for d in cells.iterdir() if (d / MARKER).exists() or (d / MARKER).is_symlink()):
             if marker.parent.is_symlink():
                 self.notes[marker.parent.name] = "cell folder is a symbolic link; ignored"
                 continue
@@ -430,7 +490,7 @@ class RunStore:
             if problem:
                 self.notes[marker.parent.name] = f"{problem}; not scored"
                 continue
-            out.append((marker.parent.name, marker.read_text(encoding="utf-8")))
+            out.append((marker.parent.name, read_run_file(marker, self.root, "<result>")))
         return out
 
     def write_cell_file(self, folder: str, name: str, text: str) -> None:
@@ -493,12 +553,8 @@ class RunStore:
         if not self.journal_path.exists():
             return dict(fallback or {})
         entries, bad = [], 0
-        try:
-            with self.journal_path.open("rb") as f:
-                f.seek(since)
-                lines = f.read().decode("utf-8", errors="replace").splitlines()
-        except OSError:
-            lines = []
+        raw = read_run_bytes(self.journal_path, self.root, "<usage journal>")
+        lines = raw[since:].decode("utf-8", errors="replace").splitlines()
         for line in lines:
             try:
                 entry = json.loads(line)
@@ -512,6 +568,14 @@ class RunStore:
         if bad:
             self.notes[JOURNAL] = f"{bad} incomplete line(s) skipped (an invocation was killed mid-write)"
         return summary_from_entries(entries)
+
+
+def _without_endpoint(old: Manifest) -> str | None:
+    """The hash ``old``'s config has without the endpoint that runs written before it left the
+    identity kept in it (so they still resume), or None when it has none."""
+    if "api_base" not in old.config:
+        return None
+    return config_hash({k: v for k, v in old.config.items() if k != "api_base"})
 
 
 def _listing(names: list[str]) -> str:

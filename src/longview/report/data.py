@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from longview.harness.cell import CellOutcomes
 from longview.harness.scorecard import upgrade_json
 from longview.harness.suite import AnySuite
-from longview.kernel.errors import DataError, LongviewError
-from longview.kernel.runstore import MARKER, OUTCOMES, SCORECARD, RunStore
+from longview.kernel.errors import DataError, LongviewError, RunFolderError
+from longview.kernel.runstore import MARKER, OUTCOMES, SCORECARD, RunStore, read_run_file
 
 if TYPE_CHECKING:
     from longview.harness.run import Scored
@@ -84,10 +84,11 @@ def per_unit(row: dict[str, Any]) -> dict[str, dict[str, float | None]]:
     return row.get("per_unit") or {}
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def _read_json(path: Path, root: Path) -> dict[str, Any]:
+    text = read_run_file(path, root, "<file>")  # a FIFO, device, loop or link out is one error
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as e:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as e:
         raise DataError(str(path), "<file>", "<root>", f"readable JSON ({' '.join(str(e).split())[:120]})") from None
     if not isinstance(data, dict):
         raise DataError(str(path), "<file>", "<root>", "a JSON object")
@@ -107,8 +108,8 @@ def _scorecard(root: Path, manifest: dict[str, Any], suite: AnySuite | None) -> 
     """The run's scorecard.json; a partial run without one is scored here, in memory (nothing is
     written into the run directory), and that scoring is returned for its session outcomes."""
     path = root / SCORECARD
-    if path.is_file():
-        data = upgrade_json(_read_json(path))  # a run scored before the common shape reads as one
+    if path.exists() or path.is_symlink():
+        data = upgrade_json(_read_json(path, root))  # a run scored before the common shape reads as one
         for key in ("suite", "rows"):
             if key not in data:
                 raise DataError(str(path), "<scorecard>", key, "the common scorecard shape (suite, dataset, metrics, rows)")
@@ -121,7 +122,7 @@ def _scorecard(root: Path, manifest: dict[str, Any], suite: AnySuite | None) -> 
     return harness.scorecard_json(scored.scorecard, scored.manifest, suite), scored
 
 
-def _cell_info(folder: Path) -> CellInfo:
+def _cell_info(folder: Path, root: Path) -> CellInfo:
     parts = folder.name.split("__")
     trial = 0
     if len(parts) > 3 and parts[-1].startswith("t") and parts[-1][1:].isdigit():
@@ -129,10 +130,10 @@ def _cell_info(folder: Path) -> CellInfo:
     guess = {"agent": parts[0], "variant": parts[1] if len(parts) > 1 else "", "unit": "__".join(parts[2:])}
     marker = folder / MARKER
     status, reason = "unfinished", None
-    if marker.is_file():
+    if (marker.exists() or marker.is_symlink()) and not (marker.is_dir() and not marker.is_symlink()):
         try:
-            res = json.loads(marker.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):
+            res = json.loads(read_run_file(marker, root, "<result>", errors="replace"))
+        except (ValueError, RecursionError):
             res = {}
         res = res if isinstance(res, dict) else {}  # a damaged marker: the cell is listed from its name
         status, reason = str(res.get("status", "complete")), res.get("abort_reason")
@@ -182,14 +183,14 @@ def _index(cell: CellInfo, sid: str, text: str) -> Session:
     return s
 
 
-def _read_outcomes(folder: Path) -> CellOutcomes | str | None:
+def _read_outcomes(folder: Path, root: Path) -> CellOutcomes | str | None:
     """A cell's stored session outcomes; a problem as text; None when the cell has none stored."""
     path = folder / OUTCOMES
-    if not path.is_file():
+    if not (path.exists() or path.is_symlink()) or (path.is_dir() and not path.is_symlink()):
         return None
     try:
-        return CellOutcomes.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as e:
+        return CellOutcomes.model_validate_json(read_run_file(path, root, "<outcomes>", errors="replace"))
+    except (ValueError, RecursionError) as e:
         return f"{path}: not readable as session outcomes ({type(e).__name__}); left out"
 
 
@@ -201,7 +202,7 @@ def _outcomes(run: RunData, scored: Scored | None) -> None:
     for name, cell in run.cells.items():
         if cell.status == "unfinished" or name in by_cell:
             continue
-        found = _read_outcomes(run.path / "cells" / name)
+        found = _read_outcomes(run.path / "cells" / name, run.path)
         if isinstance(found, str):
             run.notes.append(found)
         elif found is None:
@@ -227,26 +228,29 @@ def _outcomes(run: RunData, scored: Scored | None) -> None:
 def load_run(path: Path, label: str | None = None, *, with_outcomes: bool = True) -> RunData:
     """Read a run directory: manifest, scorecard, cells and every session transcript."""
     root = Path(path)
-    if not (root / "manifest.json").is_file():
+    if not root.is_dir() or not ((root / "manifest.json").exists() or (root / "manifest.json").is_symlink()):
         raise DataError(str(root), "<run>", "manifest.json", "a run directory written by `longview run`")
-    manifest = _read_json(root / "manifest.json")
+    manifest = _read_json(root / "manifest.json", root)
     suite = _load_suite(str(manifest.get("suite")))
     scorecard, scored = _scorecard(root, manifest, suite)
     cells: dict[str, CellInfo] = {}
     sessions: list[Session] = []
     texts: dict[str, dict[str, str]] = {}
     notes: list[str] = []
-    for folder in sorted((root / "cells").glob("*")) if (root / "cells").is_dir() else []:
+    cells_dir = root / "cells"
+    for folder in sorted(cells_dir.glob("*")) if cells_dir.is_dir() else []:
+        if folder.is_symlink() or cells_dir.is_symlink():  # the run's own folders only, as show and --resume
+            raise RunFolderError(str(folder), "<run folder>", "<cell folder>",
+                                 "a folder longview wrote (found a symbolic link); the run folder was tampered with")
         if not folder.is_dir():
             continue
-        cell = _cell_info(folder)
+        cell = _cell_info(folder, root)
         cells[cell.name] = cell
         for f in sorted(folder.glob("*.jsonl")):
-            try:
-                text = f.read_text(encoding="utf-8", errors="replace")
-            except OSError as e:  # e.g. a folder where a transcript should be: listed as damaged
-                notes.append(f"{f}: not readable ({e.strerror or e}); left out")
+            if f.is_dir() and not f.is_symlink():  # a folder where a transcript should be: listed as damaged
+                notes.append(f"{f}: not readable (a folder); left out")
                 continue
+            text = read_run_file(f, root, "<transcript>", errors="replace")  # a FIFO would hang the report
             texts.setdefault(cell.name, {})[f.stem] = text
             sessions.append(_index(cell, f.stem, text))
     run = RunData(path=root, label=label or root.name, manifest=manifest, scorecard=scorecard, suite=suite,

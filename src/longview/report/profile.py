@@ -44,6 +44,8 @@ def plan(model: str, *, quick: bool, out: Path, suites: list[str] | None = None,
     and the suites that could not be loaded, with why."""
     if "/" not in model:
         raise LongviewError(f"--model '{model}': expected provider/model, e.g. openai/gpt-5.4 or mock/echo")
+    if units is not None and units < 1:  # as `run --units`: 0 must not mean "every unit"
+        raise LongviewError(f"--units must be at least 1, got {units}")
     names = suites or list(registry.available())
     planned, skipped = [], []
     for name in names:

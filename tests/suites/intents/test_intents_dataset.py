@@ -197,3 +197,18 @@ def test_an_unknown_format_version_is_refused(tmp_path: Path):
     p.write_text(json.dumps(data))
     with pytest.raises(DataError, match="version"):
         load_json_dataset(p, str(p))
+
+
+@pytest.mark.parametrize("weight,expected", [("1e400", "finite numbers only"), ("1e7", "less than or equal"),
+                                             ("NaN", "finite numbers only")])
+def test_a_non_finite_or_absurd_checklist_weight_is_refused_at_load(sample: Path, weight: str, expected: str):
+    # weight: 1e400 loaded as infinity, the run completed, and scoring, show and --resume then raised.
+    def fn(raw):
+        item = next(c for s in raw["sessions"] for c in s.get("checklist", []))
+        item["weight"] = "__W__"
+
+    f = _edit(sample, fn)
+    f.write_text(f.read_text().replace('"__W__"', weight))
+    with pytest.raises(DataError, match=expected) as e:
+        load_folder_dataset(sample, str(sample))
+    assert e.value.file == str(f)

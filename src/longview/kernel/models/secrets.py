@@ -162,7 +162,8 @@ def _current_pattern() -> re.Pattern[str] | None:
     if state != _state:
         values = secret_values()
         # Longest first so a key that contains another key is masked whole.
-        _pattern = re.compile("|".join(map(re.escape, values))) if values else None
+        # IGNORECASE: a model that echoes a key upper-cased (or any other case) still leaks it.
+        _pattern = re.compile("|".join(map(re.escape, values)), re.IGNORECASE) if values else None
         _state = state
     return _pattern
 

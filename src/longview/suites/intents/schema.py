@@ -124,7 +124,7 @@ class ChecklistItem(Strict):
 
     id: str = Field(description="Item id, unique within the session.")
     text: str = Field(description="The criterion in words.")
-    weight: float = Field(default=1.0, gt=0, description="Weight in the session's COMP.")
+    weight: float = Field(default=1.0, gt=0, le=1e6, allow_inf_nan=False, description="Weight in the session's COMP.")
     check: Check | None = Field(default=None, description="Deterministic check; None makes it a rubric item.")
     proxy: Check | None = Field(default=None, description="Rubric items: a deterministic stand-in used when no "
                                 "judge model runs.")
