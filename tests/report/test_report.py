@@ -232,3 +232,17 @@ def test_embedded_json_cannot_close_its_block_and_the_policy_names_every_inline_
             assert _sha256(body) in policy
     style = re.search(r"<style>(.*?)</style>", html, re.S).group(1)
     assert _sha256(style) in policy
+
+
+def test_a_manifest_naming_another_suite_than_its_scorecard_is_refused(atr_run: Path, tmp_path: Path):
+    # `report` rendered it (show and --resume refuse it); a suite that is merely not installed
+    # still gets the generic view (test_browser's 'madeup' run).
+    run = tmp_path / "run"
+    shutil.copytree(atr_run, run)
+    m = json.loads((run / "manifest.json").read_text())
+    m["suite"] = "no-such-suite"
+    (run / "manifest.json").write_text(json.dumps(m))
+    r = CliRunner().invoke(app, ["report", str(run), "-o", str(tmp_path / "r.html")])
+    assert r.exit_code == 2, r.output
+    assert "manifest.json" in r.output and "field 'suite'" in r.output and "no-such-suite" in r.output
+    assert not (tmp_path / "r.html").exists()

@@ -233,6 +233,10 @@ def load_run(path: Path, label: str | None = None, *, with_outcomes: bool = True
     manifest = _read_json(root / "manifest.json", root)
     suite = _load_suite(str(manifest.get("suite")))
     scorecard, scored = _scorecard(root, manifest, suite)
+    if scorecard.get("suite") != manifest.get("suite"):  # as show and --resume: an edited or mixed-up run folder
+        raise RunFolderError(str(root / "manifest.json"), "<manifest>", "suite",
+                             f"the suite its scorecard.json was scored by ({str(scorecard.get('suite'))[:60]!r}), "
+                             f"got {str(manifest.get('suite'))[:60]!r}")
     cells: dict[str, CellInfo] = {}
     sessions: list[Session] = []
     texts: dict[str, dict[str, str]] = {}
