@@ -72,9 +72,10 @@ def resolve(spec: str, *, timeout: float) -> ExternalAgent:
         return ExternalAgent(spec, "command", {"kind": "command", **command_identity(argv)},
                              lambda cell: CommandAgent(argv, name=spec, timeout=timeout))
     if spec.startswith("mcp:"):
-        from longview.agents.external.mcp import MCPHarnessAgent
+        from longview.agents.external.mcp import MCPHarnessAgent, check_placeholders
 
         argv = _argv(spec, "mcp:")
+        check_placeholders(argv)
         MCPHarnessAgent.check_available()
         return ExternalAgent(spec, "mcp", {"kind": "mcp", **command_identity(argv)},
                              lambda cell: MCPHarnessAgent(argv, name=spec, timeout=timeout))

@@ -1,0 +1,309 @@
+"""``--agent 'mcp:COMMAND ... {prompt} ... {mcp_config}'``: a harness that runs its own loop, reached over MCP.
+
+For each session longview serves the session's tools — the suite's domain tools, its control
+tools (``send_to_user``, ``respond``, ``finish``...) and ``reply_to_user`` (a plain text turn: how the
+suite reads one is its protocol) — as an MCP server on 127.0.0.1 (streamable HTTP; the URL carries a
+per-session secret), and starts the harness with the session's opening as its prompt and an MCP
+configuration file pointing at that server. The kernel's session loop is unchanged: each tool call
+the harness makes becomes one assistant turn (calls that arrive together, one batch), executed and
+traced by the kernel exactly as a native agent's; the tool's result goes back to the harness, and
+what the user said in reply comes as a second text block, ``[the user says] ...``. The session ends when a tool ends it (the suite's finish
+tool, the user ending it), at the turn cap, or when the harness exits (an empty turn: the kernel
+records no progress). A harness that exits non-zero, or neither calls a tool nor exits for
+``--agent-timeout`` seconds, aborts its cell with the reason.
+
+Placeholders in the command: ``{prompt}`` (the session's system prompt and opening as one text),
+``{prompt_file}``, ``{observation_file}`` (the opening observation as one ``longview.agent/1``
+observation line: system prompt, messages and tools as data), ``{mcp_config}`` (a JSON file: ``{"mcpServers": {"longview": {"type": "http",
+"url": ...}}}``), ``{mcp_url}``, ``{session_id}``; the environment gets ``LONGVIEW_MCP_URL``,
+``LONGVIEW_MCP_CONFIG``, ``LONGVIEW_PROMPT_FILE`` and ``LONGVIEW_OBSERVATION_FILE``. Needs ``pip install 'longview[mcp]'``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import secrets
+import shutil
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from longview.agents.external.process import AgentProcess
+from longview.agents.external.schema import ObservationLine
+from longview.kernel.agent import AssistantTurn, Message, Observation, ToolCall
+from longview.kernel.errors import ConfigError
+
+REPLY = "reply_to_user"
+REPLY_SCHEMA = {
+    "type": "function",
+    "function": {
+        "name": REPLY,
+        "description": "Say something to the user as a plain text turn; the result is what the user answers "
+                       "(if anything). How a text turn counts is the suite's protocol.",
+        "parameters": {"type": "object", "properties": {"text": {"type": "string", "description": "What you say."}},
+                       "required": ["text"]},
+    },
+}
+PLACEHOLDERS = ("prompt", "prompt_file", "observation_file", "mcp_config", "mcp_url", "session_id", "base_url",
+                "api_key")
+SAYS = "[the user says] "  # starts the second text block of a tool result that the user answered
+ENDED = "The session has ended; no further tool calls are served."
+GRACE = 5.0  # seconds a harness has to leave once its session ended
+BATCH_WINDOW = 0.05  # seconds: calls arriving this close together are one batch
+
+
+def check_placeholders(argv: list[str]) -> None:
+    for token in argv:
+        for name in re.findall(r"\{([A-Za-z_]+)\}", token):
+            if name not in PLACEHOLDERS:
+                raise ConfigError(f"--agent mcp:...: unknown placeholder {{{name}}}; expected one of "
+                                  + ", ".join(f"{{{p}}}" for p in PLACEHOLDERS))
+
+
+def render_prompt(obs: Observation) -> str:
+    """The session's system prompt and opening as one text for a harness started with a prompt."""
+    lines = [obs.system.strip(), "", "--- conversation so far ---"]
+    for m in obs.messages:
+        lines.append(_line(m))
+    lines += ["--- end ---", "",
+              f"Act through the tools of the MCP server 'longview' (they are this session's tools). To say something "
+              f"to the user as plain text, call {REPLY}; its result is what the user answers."]
+    return "\n".join(lines)
+
+
+def _line(m: Message) -> str:
+    if m.role == "tool":
+        return f"[tool result {m.name or ''}] {m.content or ''}"
+    if m.role == "assistant" and m.tool_calls:
+        calls = "; ".join(f"{c.name}({json.dumps(c.arguments, ensure_ascii=False)})" for c in m.tool_calls)
+        return f"[assistant] {m.content or ''} [called {calls}]".replace("]  [", "] [")
+    return f"[{m.role}] {m.content or ''}"
+
+
+@dataclass
+class _Call:
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    done: asyncio.Future[list[str]]  # the result's text blocks
+
+
+@dataclass
+class _Session:
+    """One session's server, harness process and the calls between them."""
+
+    obs: Observation
+    folder: Path
+    calls: asyncio.Queue[_Call] = field(default_factory=asyncio.Queue)
+    pending: list[_Call] = field(default_factory=list)
+    proc: AgentProcess | None = None
+    server: Any = None
+    server_task: asyncio.Task[None] | None = None
+    exited: asyncio.Task[int] | None = None
+    held: _Call | None = None  # a reply_to_user that came in a batch: the next turn
+    closed: bool = False  # the session ended: calls are answered at once with ENDED
+    n: int = 0
+
+    def answer(self, obs: Observation) -> None:
+        """Resolve the calls of the last turn from what followed it: each call's tool result, and what
+        the user said in reply as a second text block (``[the user says] ...``) of the last call's result."""
+        last = max((i for i, m in enumerate(obs.messages) if m.role == "assistant"), default=-1)
+        tail = obs.messages[last + 1:]
+        results = {m.tool_call_id: m.content or "" for m in tail if m.role == "tool"}
+        said = "\n\n".join(m.content for m in tail if m.role == "user" and m.content)
+        for i, call in enumerate(self.pending):
+            if call.name == REPLY:
+                blocks = [SAYS + said] if said else ["(no answer)"]
+            else:
+                blocks = [results.get(call.id, "")]
+                if said and i == len(self.pending) - 1:
+                    blocks.append(SAYS + said)
+            if not call.done.done():
+                call.done.set_result(blocks)
+        self.pending = []
+
+    def end(self) -> None:
+        self.closed = True
+        for call in [*self.pending, *([self.held] if self.held else [])]:
+            if not call.done.done():
+                call.done.set_result([ENDED])
+        self.pending, self.held = [], None
+        while not self.calls.empty():
+            call = self.calls.get_nowait()
+            if not call.done.done():
+                call.done.set_result([ENDED])
+
+
+class MCPHarnessAgent:
+    """A harness per session, served the session's tools over MCP (see the module docstring)."""
+
+    def __init__(self, argv: list[str], *, name: str, timeout: float = 120.0,
+                 env: Mapping[str, str] | None = None, model_endpoint: tuple[str, str] | None = None) -> None:
+        check_placeholders(argv)
+        self.argv, self.name, self.timeout, self.env = argv, name, timeout, dict(env or {})
+        self.model_endpoint = model_endpoint  # (base_url, api_key) of longview's model endpoint, if any
+        self._sessions: dict[str, _Session] = {}
+
+    @staticmethod
+    def check_available() -> None:
+        try:
+            import mcp  # noqa: F401
+            import uvicorn  # noqa: F401
+        except ImportError:
+            raise ConfigError("--agent mcp:... needs the MCP SDK: pip install 'longview[mcp]'") from None
+
+    def __repr__(self) -> str:
+        return f"MCPHarnessAgent({self.name!r})"
+
+    async def act(self, obs: Observation) -> AssistantTurn:
+        s = self._sessions.get(obs.session_id)
+        if s is None:
+            s = self._sessions[obs.session_id] = await self._start(obs)
+        else:
+            s.answer(obs)
+        return await self._next_turn(s)
+
+    async def _next_turn(self, s: _Session) -> AssistantTurn:
+        assert s.proc is not None and s.exited is not None
+        if s.held is not None:
+            s.calls.put_nowait(s.held)
+            s.held = None
+        get = asyncio.ensure_future(s.calls.get())
+        try:
+            done, _ = await asyncio.wait({get, s.exited}, timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not get.done():
+                get.cancel()
+        if get in done:
+            first = get.result()
+            if first.name == REPLY:
+                s.pending = [first]
+                return AssistantTurn(text=str(first.arguments.get("text") or ""))
+            batch = [first]
+            # Calls the harness has in flight together (its parallel calls) are one batch: gather
+            # those that arrive within BATCH_WINDOW of the last one (MCP itself has no batches).
+            while True:
+                try:
+                    nxt = await asyncio.wait_for(s.calls.get(), BATCH_WINDOW)
+                except TimeoutError:
+                    break
+                if nxt.name == REPLY:
+                    s.held = nxt  # a text turn of its own, next
+                    break
+                batch.append(nxt)
+            s.pending = batch
+            return AssistantTurn(tool_calls=[ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in batch])
+        if s.exited in done:
+            status = await s.proc.exit_status(0)
+            if s.exited.result() != 0:
+                raise s.proc.fail(f"{status} before the session ended")
+            return AssistantTurn()  # the harness left: nothing more from it, the session ends
+        raise s.proc.fail(f"neither called a tool nor exited within {self.timeout:g} s (--agent-timeout)")
+
+    async def _start(self, obs: Observation) -> _Session:
+        import uvicorn
+
+        folder = Path(tempfile.mkdtemp(prefix="longview-mcp-"))
+        s = _Session(obs=obs, folder=folder)
+        token = secrets.token_urlsafe(24)
+        app = _server(s, [*obs.tools, REPLY_SCHEMA]).streamable_http_app(streamable_http_path=f"/{token}/mcp")
+        s.server = _QuietServer(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on",
+                                               access_log=False, timeout_graceful_shutdown=1))
+        s.server_task = asyncio.create_task(s.server.serve())
+        while not s.server.started:
+            if s.server_task.done():
+                await s.server_task  # its error, as is
+            await asyncio.sleep(0.005)
+        port = s.server.servers[0].sockets[0].getsockname()[1]
+        url = f"http://127.0.0.1:{port}/{token}/mcp"
+        config = folder / "mcp.json"
+        config.write_text(json.dumps({"mcpServers": {"longview": {"type": "http", "url": url}}}))
+        prompt = render_prompt(obs)
+        prompt_file = folder / "prompt.txt"
+        prompt_file.write_text(prompt, encoding="utf-8")
+        observation = folder / "observation.json"
+        observation.write_text(ObservationLine.of(obs).model_dump_json(by_alias=True), encoding="utf-8")
+        values = {"prompt": prompt, "prompt_file": str(prompt_file), "observation_file": str(observation),
+                  "mcp_config": str(config), "mcp_url": url,
+                  "session_id": obs.session_id, "base_url": "", "api_key": ""}
+        env = {**self.env, "LONGVIEW_MCP_URL": url, "LONGVIEW_MCP_CONFIG": str(config),
+               "LONGVIEW_PROMPT_FILE": str(prompt_file), "LONGVIEW_OBSERVATION_FILE": str(observation)}
+        if self.model_endpoint is not None:
+            values["base_url"], values["api_key"] = self.model_endpoint
+            env.update(OPENAI_BASE_URL=self.model_endpoint[0], OPENAI_API_KEY=self.model_endpoint[1])
+        argv = [_fill(a, values) for a in self.argv]
+        s.proc = AgentProcess(argv, env=env, what="mcp harness")
+        await s.proc.start(stdin=False, stdout=False)
+        assert s.proc.proc is not None
+        s.exited = asyncio.ensure_future(s.proc.proc.wait())
+        return s
+
+    async def session_end(self, session_id: str) -> None:
+        s = self._sessions.pop(session_id, None)
+        if s is None:
+            return
+        s.end()
+        if s.proc is not None:
+            await s.proc.stop(GRACE)
+        if s.exited is not None and not s.exited.done():
+            s.exited.cancel()
+        if s.server is not None and s.server_task is not None:
+            s.server.should_exit = True
+            with contextlib.suppress(Exception):
+                await s.server_task
+        shutil.rmtree(s.folder, ignore_errors=True)
+
+    async def aclose(self) -> None:
+        for sid in list(self._sessions):
+            await self.session_end(sid)
+
+
+def _fill(token: str, values: Mapping[str, str]) -> str:
+    return re.sub(r"\{([A-Za-z_]+)\}", lambda m: values.get(m.group(1), m.group(0)), token)
+
+
+def _server(s: _Session, schemas: list[dict[str, Any]]) -> Any:
+    """The session's MCP server: its tools listed from the kernel's schemas; a call waits for the kernel."""
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+
+    tools = [types.Tool(name=f["function"]["name"], description=f["function"].get("description") or "",
+                        input_schema=f["function"].get("parameters") or {"type": "object", "properties": {}})
+             for f in schemas]
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        if s.closed:
+            return types.CallToolResult(content=[types.TextContent(type="text", text=ENDED)])
+        s.n += 1
+        call = _Call(id=f"mcp-{s.n}", name=params.name, arguments=dict(params.arguments or {}),
+                     done=asyncio.get_running_loop().create_future())
+        await s.calls.put(call)
+        blocks = await call.done
+        return types.CallToolResult(content=[types.TextContent(type="text", text=b) for b in blocks])
+
+    return Server("longview", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def _quiet_server_class() -> Any:
+    import uvicorn
+
+    class Quiet(uvicorn.Server):
+        """No signal handlers of its own: Ctrl-C stays longview's."""
+
+        @contextlib.contextmanager
+        def capture_signals(self):  # type: ignore[override]
+            yield
+
+    return Quiet
+
+
+def _QuietServer(config: Any) -> Any:  # noqa: N802 - a class built on first use (uvicorn is optional)
+    return _quiet_server_class()(config)
