@@ -100,7 +100,8 @@ class WarmHarness:
     async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         job = json.loads(await reader.readline())
         try:
-            await main(job["url"], job["observation"], self.base_url, self.api_key, self.log_path)
+            base_url, api_key = job.get("model") or (self.base_url, self.api_key)  # longview's endpoint if given
+            await main(job["url"], job["observation"], base_url, api_key, self.log_path)
             writer.write(b"done\n")
         except Exception as e:  # the launcher exits 1: longview aborts the cell with its stderr
             writer.write(f"failed {type(e).__name__}: {e}\n".encode())

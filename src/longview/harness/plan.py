@@ -60,7 +60,7 @@ def agents_of(suite: AnySuite, cfg: RunConfig, objects: Sequence[str] = ()) -> l
     """Reference agents and external agents (module:attr, cmd:, mcp:, registered names) asked for,
     then agent objects handed to the Python API, then models; models or agent objects alone run
     without reference agents."""
-    from longview.agents.external.specs import is_external
+    from longview.agents.external.specs import COMMAND_PREFIXES, is_external, paired_name
 
     asked = cfg.agents if cfg.agents is not None else ([] if cfg.models or objects else [REFERENCE])
     refs: list[str] = []
@@ -80,6 +80,11 @@ def agents_of(suite: AnySuite, cfg: RunConfig, objects: Sequence[str] = ()) -> l
     for o in objects:
         if o in refs or o in cfg.models:
             raise ConfigError(f"agent name '{o}' is taken by another agent of the run; give your agent another name")
+    if cfg.models and any(a.startswith(COMMAND_PREFIXES) for a in refs):
+        # A harness x model grid: each command agent runs with each model (through longview's endpoint).
+        paired = [x for a in refs for x in ([paired_name(a, m) for m in cfg.models] if a.startswith(COMMAND_PREFIXES)
+                                            else [a])]
+        return paired + [o for o in objects if o not in refs]
     return refs + [o for o in objects if o not in refs] + [m for m in cfg.models if m not in refs]
 
 
@@ -191,12 +196,16 @@ class Prepared:
 
 def external_agents(cfg: RunConfig, objects: Mapping[str, ExternalAgent] | None = None) -> dict[str, ExternalAgent]:
     """The run's agents that are neither reference agents nor models, resolved (imported, checked)."""
-    from longview.agents.external.specs import is_external, resolve
+    from longview.agents.external.specs import COMMAND_PREFIXES, is_external, resolve, with_model
 
     out = dict(objects or {})
     for a in cfg.agents or []:
         if is_external(a) and a not in out:
-            out[a] = resolve(a, timeout=cfg.agent_timeout)
+            ext = resolve(a, timeout=cfg.agent_timeout)
+            if cfg.models and a.startswith(COMMAND_PREFIXES):
+                out.update({x.name: x for x in (with_model(ext, m) for m in cfg.models)})
+            else:
+                out[a] = ext
     if any(x.in_process for x in out.values()) and (cfg.workers > 1 or cfg.executor != "local"):
         raise ConfigError("an agent object handed to longview.run lives in this process: it runs with the local "
                           "executor and one worker (register it as module:attr to use --workers or --executor ray)")
@@ -268,7 +277,14 @@ def make_agent(p: Prepared, cell: Cell) -> Agent:
     if cell.agent in p.suite.reference_agents:
         return p.suite.reference_agent(cell.agent, p.dataset, cell.unit)
     if cell.agent in p.external:
-        return p.external[cell.agent].make(cell)
+        ext = p.external[cell.agent]
+        agent = ext.make(cell)
+        if ext.model is not None:  # its model calls go through longview's client: cache, retries, usage
+            client = p.roles.client(AGENT, ext.model)
+            assert client is not None
+            params = with_cache_key(p.roles.params(AGENT), p.suite.name, cell.agent, cell.variant, cell.unit)
+            agent.use_model(client, params, p.roles.trial_key(cell.trial))  # type: ignore[attr-defined]
+        return agent
     from longview.agents.llm import LLMAgent
 
     client = p.roles.client(AGENT, cell.agent)

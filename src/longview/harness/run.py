@@ -291,6 +291,8 @@ def scorecard_json(sc: Scorecard, manifest: Manifest, suite: AnySuite | None = N
         "components": manifest.components,
         "prompts_sha256": config_hash(manifest.prompts),
     }
+    if manifest.usage.get("roles"):  # model calls (agents' and harnesses' through longview's endpoint too)
+        data["run"]["usage"] = manifest.usage
     if done is not None:  # a partial or aborted run says so in its scorecard, not only on screen
         data["run"]["cells"] = {"planned": done.planned, "finished": done.finished, "aborted": len(done.aborted),
                                 "partial": done.partial}

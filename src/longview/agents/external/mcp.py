@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from longview.agents.external.endpoint import UsesModel, fill
 from longview.agents.external.process import AgentProcess
 from longview.agents.external.schema import ObservationLine
 from longview.kernel.agent import AssistantTurn, Message, Observation, ToolCall
@@ -139,14 +140,13 @@ class _Session:
                 call.done.set_result([ENDED])
 
 
-class MCPHarnessAgent:
+class MCPHarnessAgent(UsesModel):
     """A harness per session, served the session's tools over MCP (see the module docstring)."""
 
     def __init__(self, argv: list[str], *, name: str, timeout: float = 120.0,
-                 env: Mapping[str, str] | None = None, model_endpoint: tuple[str, str] | None = None) -> None:
+                 env: Mapping[str, str] | None = None) -> None:
         check_placeholders(argv)
         self.argv, self.name, self.timeout, self.env = argv, name, timeout, dict(env or {})
-        self.model_endpoint = model_endpoint  # (base_url, api_key) of longview's model endpoint, if any
         self._sessions: dict[str, _Session] = {}
 
     @staticmethod
@@ -179,6 +179,8 @@ class MCPHarnessAgent:
         finally:
             if not get.done():
                 get.cancel()
+        if (failed := self.model_failure()) is not None:
+            raise s.proc.fail(f"its model call through longview failed: {failed}")
         if get in done:
             first = get.result()
             if first.name == REPLY:
@@ -228,15 +230,13 @@ class MCPHarnessAgent:
         prompt_file.write_text(prompt, encoding="utf-8")
         observation = folder / "observation.json"
         observation.write_text(ObservationLine.of(obs).model_dump_json(by_alias=True), encoding="utf-8")
+        model = await self.model_values()
         values = {"prompt": prompt, "prompt_file": str(prompt_file), "observation_file": str(observation),
-                  "mcp_config": str(config), "mcp_url": url,
-                  "session_id": obs.session_id, "base_url": "", "api_key": ""}
+                  "mcp_config": str(config), "mcp_url": url, "session_id": obs.session_id, **model}
         env = {**self.env, "LONGVIEW_MCP_URL": url, "LONGVIEW_MCP_CONFIG": str(config),
-               "LONGVIEW_PROMPT_FILE": str(prompt_file), "LONGVIEW_OBSERVATION_FILE": str(observation)}
-        if self.model_endpoint is not None:
-            values["base_url"], values["api_key"] = self.model_endpoint
-            env.update(OPENAI_BASE_URL=self.model_endpoint[0], OPENAI_API_KEY=self.model_endpoint[1])
-        argv = [_fill(a, values) for a in self.argv]
+               "LONGVIEW_PROMPT_FILE": str(prompt_file), "LONGVIEW_OBSERVATION_FILE": str(observation),
+               **{k: v for k, v in model.items() if k.isupper()}}
+        argv = [fill(a, values) for a in self.argv]
         s.proc = AgentProcess(argv, env=env, what="mcp harness")
         await s.proc.start(stdin=False, stdout=False)
         assert s.proc.proc is not None
@@ -261,10 +261,7 @@ class MCPHarnessAgent:
     async def aclose(self) -> None:
         for sid in list(self._sessions):
             await self.session_end(sid)
-
-
-def _fill(token: str, values: Mapping[str, str]) -> str:
-    return re.sub(r"\{([A-Za-z_]+)\}", lambda m: values.get(m.group(1), m.group(0)), token)
+        await self.close_model()
 
 
 def _server(s: _Session, schemas: list[dict[str, Any]]) -> Any:

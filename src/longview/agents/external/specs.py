@@ -42,6 +42,7 @@ class ExternalAgent:
     identity: dict[str, Any]  # recorded in the run's config
     make: Callable[[Any], Agent]  # the cell (agent, variant, unit, trial) -> a fresh agent for it
     in_process: bool = False  # an object handed to longview.run: cannot be rebuilt in another process
+    model: str | None = None  # --model paired with a command agent: its calls go through longview's endpoint
 
     @property
     def shared(self) -> bool:
@@ -98,6 +99,17 @@ def resolve(spec: str, *, timeout: float) -> ExternalAgent:
     target = _import(module, attr, spec)
     return ExternalAgent(spec, "python", {"kind": "python", "spec": spec, **source_identity(target)},
                          factory_of(target, f"--agent {spec}"))
+
+
+def paired_name(spec: str, model: str) -> str:
+    """The row label of a command agent run with a model (one row per --agent x --model)."""
+    return f"{spec} @ {model}"
+
+
+def with_model(ext: ExternalAgent, model: str) -> ExternalAgent:
+    """A command agent (cmd:, mcp:) whose model calls go to ``model`` through longview's endpoint."""
+    return ExternalAgent(paired_name(ext.name, model), ext.kind, {**ext.identity, "model": model}, ext.make,
+                         model=model)
 
 
 def from_object(obj: Any, name: str | None = None) -> ExternalAgent:

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 from pydantic import ValidationError
 
+from longview.agents.external.endpoint import UsesModel, fill
 from longview.agents.external.process import AgentProcess
 from longview.agents.external.schema import ObservationLine, TurnLine
 from longview.kernel.agent import AssistantTurn, Observation
@@ -25,7 +26,7 @@ from longview.kernel.errors import printable
 DEFAULT_TIMEOUT = 120.0  # seconds an agent process may take for one turn (--agent-timeout)
 
 
-class CommandAgent:
+class CommandAgent(UsesModel):
     """An agent process per session (see the module docstring)."""
 
     def __init__(self, argv: list[str], *, name: str, timeout: float = DEFAULT_TIMEOUT,
@@ -39,7 +40,10 @@ class CommandAgent:
     async def act(self, obs: Observation) -> AssistantTurn:
         proc = self._procs.get(obs.session_id)
         if proc is None:
-            proc = self._procs[obs.session_id] = AgentProcess(self.argv, env=self.env)
+            values = await self.model_values()
+            argv = [fill(a, values) for a in self.argv]
+            env = {**self.env, **{k: v for k, v in values.items() if k.isupper()}}
+            proc = self._procs[obs.session_id] = AgentProcess(argv, env=env)
             await proc.start()
         p = proc.proc
         assert p is not None and p.stdin is not None and p.stdout is not None
@@ -54,6 +58,8 @@ class CommandAgent:
             raise proc.fail(f"{await proc.exit_status()} before reading its observation") from None
         except ValueError:  # a line longer than the stream's limit
             raise proc.fail("wrote a line longer than 32 MiB; expected one JSON turn per line") from None
+        if (failed := self.model_failure()) is not None:
+            raise proc.fail(f"its model call through longview failed: {failed}")
         if not answer:
             raise proc.fail(f"{await proc.exit_status()} without answering (expected one JSON turn per line "
                             "on stdout)")
@@ -68,6 +74,7 @@ class CommandAgent:
         """Stop every process still running (a cell that ended early)."""
         for sid in list(self._procs):
             await self.session_end(sid)
+        await self.close_model()
 
 
 def parse_turn(line: bytes, proc: AgentProcess) -> AssistantTurn:
