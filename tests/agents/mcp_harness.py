@@ -19,7 +19,8 @@ import httpx
 from mcp import Client
 
 REPLY, SAYS = "reply_to_user", "[the user says] "
-ENDED = "The session has ended"
+ENDED = "The session ha"  # "has ended" (the last turn's calls) or "had ended ... not run" (a late call)
+NOT_RUN = "The session had ended before this call"
 
 
 def openai_message(m: dict) -> dict:
@@ -45,10 +46,13 @@ async def main(url: str, observation_file: str, base_url: str, api_key: str, log
         messages = [{"role": "system", "content": obs["system"]}] + [openai_message(m) for m in obs["messages"]]
 
         async def call(name: str, arguments: dict) -> list[str]:
-            log.write(json.dumps({"session": obs["session_id"], "name": name, "arguments": arguments}) + "\n")
-            log.flush()
             result = await mcp.call_tool(name, arguments)
-            return [b.text for b in result.content]
+            blocks = [b.text for b in result.content]
+            # A call answered "had ended before this call" was never run (it came after the end).
+            log.write(json.dumps({"session": obs["session_id"], "name": name, "arguments": arguments,
+                                  "ran": not any(b.startswith(NOT_RUN) for b in blocks)}) + "\n")
+            log.flush()
+            return blocks
 
         while True:
             r = await http.post("/chat/completions", json={"model": "harness", "messages": messages, "tools": tools,

@@ -53,7 +53,8 @@ REPLY_SCHEMA = {
 PLACEHOLDERS = ("prompt", "prompt_file", "observation_file", "mcp_config", "mcp_url", "session_id", "base_url",
                 "api_key")
 SAYS = "[the user says] "  # starts the second text block of a tool result that the user answered
-ENDED = "The session has ended; no further tool calls are served."
+ENDED = "The session has ended; no further tool calls are served."  # the result of a call the last turn ran
+NOT_RUN = "The session had ended before this call; it was not run."  # a call that came too late
 GRACE = 5.0  # seconds a harness has to leave once its session ended
 BATCH_WINDOW = 0.05  # seconds: calls arriving this close together are one batch
 
@@ -130,14 +131,16 @@ class _Session:
 
     def end(self) -> None:
         self.closed = True
-        for call in [*self.pending, *([self.held] if self.held else [])]:
+        for call in self.pending:
             if not call.done.done():
                 call.done.set_result([ENDED])
-        self.pending, self.held = [], None
+        late = [*([self.held] if self.held else [])]
         while not self.calls.empty():
-            call = self.calls.get_nowait()
+            late.append(self.calls.get_nowait())
+        for call in late:
             if not call.done.done():
-                call.done.set_result([ENDED])
+                call.done.set_result([NOT_RUN])
+        self.pending, self.held = [], None
 
 
 class MCPHarnessAgent(UsesModel):
@@ -278,7 +281,7 @@ def _server(s: _Session, schemas: list[dict[str, Any]]) -> Any:
 
     async def call_tool(ctx: Any, params: Any) -> Any:
         if s.closed:
-            return types.CallToolResult(content=[types.TextContent(type="text", text=ENDED)])
+            return types.CallToolResult(content=[types.TextContent(type="text", text=NOT_RUN)])
         s.n += 1
         call = _Call(id=f"mcp-{s.n}", name=params.name, arguments=dict(params.arguments or {}),
                      done=asyncio.get_running_loop().create_future())
