@@ -1,5 +1,6 @@
-"""The probes on a real released π-Bench task (law_trainee_task_020, verbatim with its rule script;
-tests/fixtures/pibench_release, Apache-2.0): pasting the hidden intents or spamming the tools earns
+"""The probes on a real released π-Bench task (law_trainee_task_020's data, verbatim, with longview's
+own stand-in for its rule script scoring the same nine keys; tests/fixtures/pibench_release,
+Apache-2.0): pasting the hidden intents or spamming the tools earns
 nothing offline, asking is elicited and never completed, doing the work through the tools earns
 PROC and COMP, and what the offline judges cannot see is counted as not judged."""
 
