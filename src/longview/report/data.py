@@ -19,6 +19,7 @@ from longview.harness.scorecard import upgrade_json
 from longview.harness.suite import AnySuite
 from longview.kernel.errors import DataError, LongviewError, RunFolderError
 from longview.kernel.runstore import MARKER, OUTCOMES, SCORECARD, RunStore, read_run_file
+from longview.kernel.trace import PROMPTS
 
 if TYPE_CHECKING:
     from longview.harness.run import Scored
@@ -225,6 +226,27 @@ def _outcomes(run: RunData, scored: Scored | None) -> None:
             s.reason = o_s.reason
 
 
+PROMPTS_KEY = "/prompts"  # a cell's stored prompts, beside its transcripts in the report's data
+MAX_PROMPTS = 256  # per cell: a cell's sessions share a few distinct prompts
+
+
+def _prompts(folder: Path, root: Path, notes: list[str]) -> dict[str, Any]:
+    """The system prompts and tool schemas a cell's sessions were given (``prompts/<sha256>.json``)."""
+    store = folder / PROMPTS
+    if store.is_symlink() or not store.is_dir():
+        return {}
+    out: dict[str, Any] = {}
+    for f in sorted(store.glob("*.json"))[:MAX_PROMPTS]:
+        try:
+            data = json.loads(read_run_file(f, root, "<prompt>"))
+        except (ValueError, RecursionError, LongviewError) as e:
+            notes.append(f"{f}: not readable ({' '.join(str(e).split())[:120]}); left out")
+            continue
+        if isinstance(data, dict):
+            out[f.stem] = {"system": data.get("system"), "tools": data.get("tools")}
+    return out
+
+
 def load_run(path: Path, label: str | None = None, *, with_outcomes: bool = True) -> RunData:
     """Read a run directory: manifest, scorecard, cells and every session transcript."""
     root = Path(path)
@@ -257,6 +279,9 @@ def load_run(path: Path, label: str | None = None, *, with_outcomes: bool = True
             text = read_run_file(f, root, "<transcript>", errors="replace")  # a FIFO would hang the report
             texts.setdefault(cell.name, {})[f.stem] = text
             sessions.append(_index(cell, f.stem, text))
+        prompts = _prompts(folder, root, notes)
+        if prompts:  # travels with the cell's transcripts; the key cannot be a session id (ids hold no '/')
+            texts.setdefault(cell.name, {})[PROMPTS_KEY] = json.dumps(prompts, ensure_ascii=False)
     run = RunData(path=root, label=label or root.name, manifest=manifest, scorecard=scorecard, suite=suite,
                   cells=cells, sessions=sessions, texts=texts)
     run.notes.extend(notes)

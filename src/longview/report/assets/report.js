@@ -143,7 +143,26 @@
   const short = (v, n) => { const t = typeof v === "string" ? v : String(JSON.stringify(v)); return t.length > n ? t.slice(0, n - 1) + "…" : t; };
   const fold = (summary, body) => h("details", {}, h("summary", {}, summary), h("pre", {}, pretty(body)));
 
-  function renderEvents(events) {
+  // What the model was given in a session: its system prompt, tool schemas and parameters (stored
+  // once per cell, named by hash in session_start). Shown as text, folded until opened.
+  function sawBlock(d, prompts) {
+    const p = d.prompt && Object.prototype.hasOwnProperty.call(prompts, d.prompt) ? prompts[d.prompt] : null;
+    if (!p) return d.prompt ? h("span", {class: "note"}, " · prompt not kept in this run folder") : "";
+    const tools = Array.isArray(p.tools) ? p.tools : [];
+    const toolBlocks = tools.map((t) => {
+      const f = t && typeof t === "object" && t.function && typeof t.function === "object" ? t.function : t || {};
+      return h("details", {class: "tool-schema"}, h("summary", {}, h("span", {class: "tool"}, f.name), " ",
+        h("span", {class: "note"}, short(f.description || "", 120))), h("pre", {}, pretty(f.parameters || {})));
+    });
+    const params = d.params && typeof d.params === "object" ? h("pre", {class: "params"}, pretty(d.params)) : "";
+    return h("details", {class: "saw"}, h("summary", {}, "what the model saw"),
+      h("div", {class: "note"}, "system prompt"), h("pre", {class: "system"}, typeof p.system === "string" ? p.system : pretty(p.system)),
+      h("div", {class: "note"}, `tools (${tools.length})`), toolBlocks,
+      params ? [h("div", {class: "note"}, "parameters"), params] : "");
+  }
+
+  function renderEvents(events, prompts) {
+    prompts = prompts || {};
     const results = new Map();
     for (const e of events) if (e.type === "tool_call" && e.data && e.data.call_id) results.set(e.data.call_id, e);
     const shown = new Set();
@@ -161,7 +180,7 @@
       if (e.type === "session_start") {
         const tools = Array.isArray(d.tools) ? d.tools : [];
         out.push(h("div", {class: "ev meta"}, t, "session ", h("b", {}, e.session_id), " · phase ", d.phase, " · agent ", d.agent, " · ",
-          h("details", {class: "inline"}, h("summary", {}, `${tools.length} tools`), tools.join(", "))));
+          h("details", {class: "inline"}, h("summary", {}, `${tools.length} tools`), tools.join(", ")), sawBlock(d, prompts)));
       } else if (e.type === "activation") {
         out.push(h("div", {class: "ev event"}, t, h("b", {}, "woken by ", d.trigger), ": ", d.text));
       } else if (e.type === "user_message") {
@@ -221,7 +240,9 @@
     const when = s && typeof s[S.start] === "string" && s[S.start] ? ` · simulated ${s[S.start].replace("T", " ")} → ${String(s[S.stop]).slice(11, 16)}` : "";
     const head = h("div", {class: "thead"}, h("h3", {}, sid, " ", s ? badge(s[S.outcome]) : ""),
       h("p", {class: "note"}, cellLabel(ci), labels ? " · " + labels : "", when), why, aborted);
-    box.replaceChildren(head, ...renderEvents(events));
+    let prompts = {};
+    try { prompts = typeof texts["/prompts"] === "string" ? JSON.parse(texts["/prompts"]) : {}; } catch (e) { prompts = {}; }
+    box.replaceChildren(head, ...renderEvents(events, prompts && typeof prompts === "object" ? prompts : {}));
     box.dataset.sid = sid;
     $$(".srow").forEach((r) => r.classList.toggle("sel", LV.sessions[+r.dataset.i][S.sid] === sid && LV.sessions[+r.dataset.i][S.cell] === ci));
   }
