@@ -438,6 +438,10 @@ class PrefsSuite(Suite):
                        "pass --judge-model for a judged brs with agreement to the checks).")
         if not components.get("user", "embedded").startswith("llm:"):
             out.append("prs is the deterministic simulated user's rating, not a model's (pass --user-model).")
+        blind = sorted({r.variant for r in scorecard.rows if r.agent == "ref:oracle" and r.variant != "oracle"})
+        if blind:  # the oracle reads its answers from the oracle memory; elsewhere it has none to read
+            out.append(f"ref:oracle under {', '.join(blind)} finds no oracle memory to read and falls back to the "
+                       "user's habits: those rows are ref:habits' behaviour by construction, not a ceiling.")
         return out
 
     def sample_dataset(self, folder: Path) -> str | None:
