@@ -1,4 +1,4 @@
-"""Golden cases pinning the action matcher to paper 000, App. D.2."""
+"""Golden cases pinning the action matcher to ATRBench, App. D.2."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""The cross-session context (paper 000, App. B.4): what later sessions know of earlier ones.
+"""The cross-session context (ATRBench, App. B.4): what later sessions know of earlier ones.
 
 Each finished learning session is rendered from its messages, keeping only what the user saw and
 business tool traffic, in order: ``[user]``, ``[assistant to user]``, ``[tool call]`` and

@@ -20,7 +20,7 @@ from longview.suites.atr.preference import Preference, Step, TaskFrame
 
 
 class CheckType(StrEnum):
-    """The rule's action surface (paper 000, Table 7)."""
+    """The rule's action surface (ATRBench, Table 7)."""
 
     TOOL_IDENTITY = "tool_identity"
     PARAM_ID = "param_id"

@@ -1,4 +1,4 @@
-"""Model-backed Router, Classifier and user simulator of the ATR scaffold (paper 000, App. B.2-B.3).
+"""Model-backed Router, Classifier and user simulator of the ATR scaffold (ATRBench, App. B.2-B.3).
 
 They implement the same protocols as the embedded defaults in ``scaffold.py`` and ``user.py``, so
 the orchestrator cannot tell them apart. Their prompts are versioned files in ``prompts/``

@@ -1,4 +1,4 @@
-"""The action matcher of paper 000, App. D.2: does a test session's first relevant decision satisfy
+"""The action matcher of ATRBench, App. D.2: does a test session's first relevant decision satisfy
 the bound rule?
 
 Tool calls are grouped by assistant turn (a *batch*). The first batch containing the required tool

@@ -1,4 +1,4 @@
-"""Per-persona ATR metrics (paper 000, §3.2 and App. D.1) from one complete cell's record.
+"""Per-persona ATR metrics (ATRBench, §3.2 and App. D.1) from one complete cell's record.
 
 Everything here is a function of the cell record and the episode, so a finished run can be
 re-scored without re-running it. Definitions (one persona = one episode):

@@ -1,4 +1,4 @@
-"""ATR session protocols (paper 000, App. B.1 and B.4) on top of the kernel session loop.
+"""ATR session protocols (ATRBench, App. B.1 and B.4) on top of the kernel session loop.
 
 Learning sessions: the user is online and ``send_to_user(output, reason)`` is the agent's only
 user channel (both arguments required by its schema, which also asks for it not to be combined

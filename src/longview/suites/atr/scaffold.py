@@ -1,4 +1,4 @@
-"""The Router → Classifier scaffold (paper 000, App. B.2) and its embedded deterministic defaults.
+"""The Router → Classifier scaffold (ATRBench, App. B.2) and its embedded deterministic defaults.
 
 The Router decides whether a user-facing message asks a standing-rule question (about future or
 default behaviour) and extracts the question span verbatim; the Classifier maps a span to one rule

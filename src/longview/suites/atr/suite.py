@@ -1,4 +1,4 @@
-"""The `atr` suite as a harness plugin: ATRBench's ask-to-remember protocol (paper 000)."""
+"""The `atr` suite as a harness plugin: ATRBench's ask-to-remember protocol."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def load_dataset(spec: str) -> Dataset:
 
 class ATRSuite(Suite):
     name = "atr"
-    summary = "ask-to-remember (paper 000, ATRBench): does the agent ask now for a standing rule a later session needs?"
+    summary = "ask-to-remember (ATRBench): does the agent ask now for a standing rule a later session needs?"
     roles = (
         RoleSpec(name="user", description="words the simulated user's replies", embedded="scripted-user"),
         RoleSpec(name="router", description="decides whether a user-facing message asks a standing-rule question",

@@ -1,4 +1,4 @@
-"""The learning-session user simulator (paper 000, App. B.3): interface and embedded default.
+"""The learning-session user simulator (ATRBench, App. B.3): interface and embedded default.
 
 The simulator holds only the current task (intent, parameters, the gold tool path) — never the
 hidden rules. When the orchestrator passes a rule-answer directive it places the literal

@@ -1,4 +1,4 @@
-"""Diagnostic variants (paper 000, Table 1 and App. B.5) as prompt-block configurations.
+"""Diagnostic variants (ATRBench, Table 1 and App. B.5) as prompt-block configurations.
 
 The system prompt is assembled from named blocks shipped as versioned files in ``prompts/``:
 base, domain policy, the cross-session ``<context>``, the phase block, the send protocol (learning

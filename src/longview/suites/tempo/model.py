@@ -1,4 +1,4 @@
-"""The tempo scenario format (Proactivity-Gym, paper 003, App. D): one typed file per scenario.
+"""The tempo scenario format (Proactivity-Gym, App. D): one typed file per scenario.
 
 A scenario is a multi-day stretch of a user's life: a goal, an initial environment (records such
 as messages, documents, calendar entries, products, jobs), the user's availability (sleep and busy

@@ -1,4 +1,4 @@
-"""The `tempo` suite: Proactivity-Gym (paper 003) on the plugin kernel."""
+"""The `tempo` suite: Proactivity-Gym on the plugin kernel."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Calibrating a Router or a Classifier against a labelled set (paper 000, App. C, in spirit).
+"""Calibrating a Router or a Classifier against a labelled set (ATRBench, App. C, in spirit).
 
 The sets shipped here (``router.jsonl``, ``classifier.jsonl``) were written for longview, not
 taken from the paper or from benchmark episodes, so they never touch scored data. Any

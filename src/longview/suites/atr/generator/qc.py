@@ -1,4 +1,4 @@
-"""Deterministic quality control for generated episodes (the checks of paper 000, A.3-A.5, run
+"""Deterministic quality control for generated episodes (the checks of ATRBench, A.3-A.5, run
 programmatically with longview's reference policy instead of LLM judges).
 
 Test sessions: the oracle (rule preference) must pass the matcher and the passive agent (the
