@@ -20,8 +20,10 @@ from longview.suites.atr.scorecard import (
 
 NA = "–"
 _LEARNING = ("atr", "always_ask")
-_COLUMNS = (("TSAcc", "tsacc"), ("RuleAsk", "rule_ask"), ("RuleCov", "rule_cov"), ("AcqPrec", "acq_prec"),
-            ("AppliedRate", "applied_rate"))
+# The scorecard table names metrics as the JSON, the report and `longview explain` do (the paper's
+# names, TSAcc..., head the paper-shaped tables below).
+_COLUMNS = (("tsacc", "tsacc"), ("rule_ask", "rule_ask"), ("rule_cov", "rule_cov"), ("acq_prec", "acq_prec"),
+            ("applied_rate", "applied_rate"))
 
 
 def fmt(x: float | None) -> str:
@@ -43,11 +45,11 @@ def scorecard_table(sc: Scorecard) -> Table:
     t.add_column("N", justify="right")
     for name, _ in _COLUMNS:
         t.add_column(name, justify="right")
-    t.add_column("Gap", justify="right")
-    t.add_column("GapRec", justify="right")
+    t.add_column("gap", justify="right")
+    t.add_column("gap_rec", justify="right")
     repeated = any(r.tsacc_pass_k for r in sc.rows)
     if repeated:
-        t.add_column("TSAcc pass^k, k=1..", justify="right")
+        t.add_column("tsacc_pass_k, k=1..", justify="right")
     for r in sc.rows:
         n = str(r.n_personas) + (f" (+{r.n_aborted} aborted)" if r.n_aborted else "")
         vals = [fmt_ci(getattr(r.metrics, k), getattr(r.ci95, k)) for _, k in _COLUMNS]
