@@ -54,5 +54,8 @@ class AppsToolkit(NotesApp, TodoApp, TodoSubTaskApis, MailApp, MailThreadApis, P
             return None
         keep = None if apps is None else set(apps) | {"files"}
         allowed = None if allow is None else set(allow)
-        return [n for n in tool_table(cls) if (keep is None or app_of(n) in keep)
-                and (allowed is None or app_of(n) == "files" or n in allowed)]
+        names = [n for n in tool_table(cls) if (keep is None or app_of(n) in keep)
+                 and (allowed is None or app_of(n) == "files" or n in allowed)]
+        # The workspace file tools, which every session offers, first: sessions with other apps then
+        # share the start of the tool block, the part of a request prompt caches serve first.
+        return sorted(names, key=lambda n: app_of(n) != "files")
