@@ -24,7 +24,8 @@ def test_dry_run_figures_for_a_model_plan():
     # atr: a cell's test sessions run side by side, so a cell can keep several requests in flight.
     a = flight(prepare(RunConfig(suite="atr", models=["mock/echo"], units=1, variants=["oracle_target"],
                                  max_concurrency=256), dry_run=True))
-    assert a.model_cells == 1 and a.per_cell > 1 and a.most == a.per_cell
+    assert a.model_cells == 1 and a.per_cell > 1 and a.most == a.per_cell and a.steady == 1
+    assert a.trials_to_fill == 256 and "while cells run sessions in order" in a.lines()[0]
     # Reference agents alone call no model.
     r = flight(prepare(RunConfig(suite="intents", max_concurrency=8), dry_run=True))
     assert r.model_cells == 0 and r.lines() == ["in flight: no model requests (reference agents only)"]

@@ -23,24 +23,29 @@ class Flight:
     model_cells: int  # cells that call a model
     per_cell: int  # requests one such cell keeps in flight at most (its widest phase)
     most: int  # the most requests the plan keeps in flight: min(limit, model cells x per cell)
+    steady: int  # what it keeps while cells run their sessions in order: min(limit, model cells)
     limit: int  # --max-concurrency
-    trials_to_fill: int | None  # --trials that would fill the limit (None: already full, or no model)
+    trials_to_fill: int | None  # --trials that keep the limit filled in the steady phase (None: already, or no model)
     units_to_fill: int | None  # --units that would, when the dataset has that many
     units_available: int
 
     def lines(self) -> list[str]:
         if not self.model_cells:
             return ["in flight: no model requests (reference agents only)"]
-        each = "1 each" if self.per_cell == 1 else f"up to {self.per_cell} each in their widest phase"
-        out = [f"in flight: at most {self.most} model requests at once ({self.model_cells} cells calling a model, "
-               f"{each}; --max-concurrency {self.limit})"]
-        if self.most < self.limit and self.trials_to_fill:
+        if self.per_cell == 1:
+            out = [f"in flight: at most {self.most} model requests at once ({self.model_cells} cells calling a model, "
+                   f"one session each at a time; --max-concurrency {self.limit})"]
+        else:
+            out = [f"in flight: at most {self.most} model requests at once ({self.model_cells} cells calling a model, "
+                   f"up to {self.per_cell} sessions each in their widest phase), {self.steady} while cells run "
+                   f"sessions in order (--max-concurrency {self.limit})"]
+        if self.steady < self.limit and self.trials_to_fill:
             hint = f"to keep {self.limit} in flight: --trials {self.trials_to_fill}"
             if self.units_to_fill is not None:
                 hint += f", or --units {self.units_to_fill}" + (
                     "" if self.units_to_fill <= self.units_available
                     else f" (the dataset has {self.units_available})")
-            out.append(hint + f"; or lower --max-concurrency to {self.most}")
+            out.append(hint + f"; or lower --max-concurrency to {self.steady}")
         return out
 
 
@@ -50,12 +55,11 @@ def flight(p: Prepared) -> Flight:
     hook = getattr(p.suite, "sessions_in_flight", None)
     per_cell = max((max(1, int(hook(p.dataset, c, p.options))) for c in cells), default=1) if callable(hook) else 1
     limit = p.cfg.max_concurrency
-    most = min(limit, len(cells) * per_cell)
+    most, steady = min(limit, len(cells) * per_cell), min(limit, len(cells))
     units = len({c.unit for c in cells}) or 1
     available = len(p.dataset.unit_ids())
     trials = units_fill = None
-    if cells and most < limit:
-        per_trial = len(cells) * per_cell / max(1, p.cfg.trials)
-        trials = math.ceil(limit / per_trial)
-        units_fill = math.ceil(limit / (len(cells) * per_cell / units))
-    return Flight(len(cells), per_cell, most, limit, trials, units_fill, available)
+    if cells and steady < limit:  # sized on one session per cell: the phases that run in order
+        trials = math.ceil(limit / (len(cells) / max(1, p.cfg.trials)))
+        units_fill = math.ceil(limit / (len(cells) / units))
+    return Flight(len(cells), per_cell, most, steady, limit, trials, units_fill, available)
