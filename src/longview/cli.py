@@ -294,10 +294,11 @@ def _report_outcome(result: Any, usage: dict) -> None:
 
 def _print_scorecard(suite: Any, sc: Any, manifest: Any) -> None:
     from longview.harness.fit import print_tables
+    from longview.harness.run import scorecard_json
     from longview.harness.tables import legend, usage_table
 
     print_tables(console, *suite.tables(sc))
-    for line in legend(sc, manifest.components):
+    for line in legend(scorecard_json(sc, manifest)):
         console.print(line, highlight=False, markup=False)
     for note in suite.notes(sc, manifest.components):
         console.print(f"note: {note}", highlight=False, markup=False)
@@ -673,8 +674,11 @@ def profile(model: str, quick: bool, suites: tuple[str, ...], report_path: Path 
     from rich.table import Table
 
     from longview.harness import run as harness
+    from longview.harness.costs import estimate_lines
+    from longview.harness.costs import total as total_usd
     from longview.harness.fit import print_tables
     from longview.harness.tables import plan_table, usage_table
+    from longview.kernel.models.prices import ASSUMED_OUTPUT_TOKENS
     from longview.report import profile as prof
     from longview.report.build import write_report
     from longview.report.commands import file_size
@@ -698,7 +702,8 @@ def profile(model: str, quick: bool, suites: tuple[str, ...], report_path: Path 
                 prepared = harness.prepare(p.cfg, dry_run=True)
                 est = p.suite.estimate(prepared.cells, prepared.dataset, prepared.roles, prepared.options)
                 print_tables(console, plan_table(p.suite.name, prepared.cells, est, True))
-                cost, known = prof.estimate_cost(model, est, p.cfg.role_models)
+                cost, unpriced = total_usd(estimate_lines(p.suite, prepared))
+                known = not unpriced
                 total += cost
                 calls = sum(c for c, _ in est.values())
                 tokens = sum(t for _, t in est.values())
@@ -708,7 +713,7 @@ def profile(model: str, quick: bool, suites: tuple[str, ...], report_path: Path 
             summary.add_row("total", "", "", "", "", f"~{total:.2f}")
             print_tables(console, summary)
             console.print(f"outputs would go to {out}/<suite> and {report_path or out / 'profile.html'} "
-                          f"(cost: input tokens at list price + ~{prof.ASSUMED_OUTPUT_TOKENS} output tokens per call)")
+                          f"(cost: input tokens at list price + ~{ASSUMED_OUTPUT_TOKENS} output tokens per call)")
             return
         runs = {}
         for p in planned:

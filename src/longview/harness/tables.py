@@ -49,16 +49,12 @@ def metric_line(name: str, info: dict[str, Any]) -> str:
     return f"{name}: {info.get('description', '')} [{how}{direction}]"
 
 
-def legend(sc: Any, components: dict[str, str] | None = None) -> list[str]:
-    """The lines under a scorecard saying what each metric means (`longview explain METRIC` says more);
-    a metric judged by suite roles names the components that played them (``components``)."""
-    metrics = (sc.to_json_dict() if hasattr(sc, "to_json_dict") else sc).get("metrics") or {}
+def legend(data: dict[str, Any]) -> list[str]:
+    """The lines under a scorecard saying what each metric means (`longview explain METRIC` says more),
+    from its JSON (``harness.run.scorecard_json``: judged metrics name the components that judged them)."""
+    metrics = data.get("metrics") or {}
     if not metrics:
         return []
-    for name, obj in (getattr(sc, "metrics", None) or {}).items():  # roles are not in the JSON dump
-        roles = getattr(obj, "roles", None)
-        if roles and name in metrics and not metrics[name].get("by"):
-            metrics[name]["by"] = " + ".join((components or {}).get(r, r) for r in roles)
     return ["metrics (– = undefined; [lo, hi] = 95% interval over units):",
             *(f"  {metric_line(k, v)}" for k, v in metrics.items()),
             "  longview explain METRIC: the long form"]

@@ -17,13 +17,10 @@ from longview.harness import registry
 from longview.harness.options import RunConfig
 from longview.harness.suite import AnySuite, ProfileSpec
 from longview.kernel.errors import LongviewError
-from longview.kernel.models.prices import ASSUMED_OUTPUT_TOKENS, estimate_usd, lookup_price
 from longview.kernel.runstore import safe_name
 from longview.report.data import RunData
 from longview.report.hooks import profile_spec
 from longview.report.plots import bounds
-
-__all__ = ["ASSUMED_OUTPUT_TOKENS"]  # re-exported for the profile command's note
 
 
 @dataclass
@@ -65,22 +62,6 @@ def plan(model: str, *, quick: bool, out: Path, suites: list[str] | None = None,
                         no_cache=no_cache, **extra)
         planned.append(Planned(suite, spec, cfg))
     return planned, skipped
-
-
-def estimate_cost(model: str, est: dict[str, tuple[int, int]], role_models: dict[str, str]) -> tuple[float, bool]:
-    """(USD, every role priced) from a suite's dry-run estimate: input tokens at the input price plus
-    an assumed output per call."""
-    total, known = 0.0, True
-    for role, (calls, tokens) in est.items():
-        m = model if role == "agent" else role_models.get(role)
-        price = lookup_price(m) if m else None
-        if m and m.startswith("mock/"):
-            continue
-        if price is None:
-            known = False
-            continue
-        total += estimate_usd(price, calls, tokens)
-    return total, known
 
 
 def _num(x: Any) -> float | None:
