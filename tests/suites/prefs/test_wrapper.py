@@ -41,6 +41,11 @@ def test_selection_once_per_session_and_valid():
     assert '"active": "terse"' in wr.select({"setting": "terse"})
     assert "already selected" in wr.select({"setting": "detailed"})
     assert wr.r.selected == "terse" and wr.r.invalid_selections == 2
+    assert wr.r.hedged  # a second, different setting: the PA stated every option, its choice does not count
+    again = Wrapper(taxonomy().attribute("verbosity"), WorldTools(world(), "work", "2026-01-10"), None)
+    again.select({"setting": "terse"})
+    again.select({"setting": "terse"})
+    assert not again.r.hedged and again.r.invalid_selections == 1
 
 
 def test_selective_rendering_follows_the_selection():

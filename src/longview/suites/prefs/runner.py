@@ -69,7 +69,8 @@ class ProbeRecord(BaseModel):
                                  "said in the other context pointing to other_target (carry-over evidence).")
     selected: str | None = Field(description="The PA's selection.")
     observed: str | None = Field(description="Setting the delivered behaviour shows (checks).")
-    capability_failure: bool = Field(description="No valid selection or no delivered reply.")
+    capability_failure: bool = Field(description="No valid selection (none, or two different settings tried) or no "
+                                     "delivered reply.")
     brs_embedded: int = Field(description="Deterministic BRS 1-5 (1 on capability failure).")
     brs_judged: int | None = Field(default=None, description="Judge model's BRS, when a judge is given.")
     brs_input: dict[str, Any] | None = Field(
@@ -273,8 +274,9 @@ class Timeline:
             recall = agent.recall_text(attr.id) if hasattr(agent, "recall_text") else ""
             seen = "\n".join([proto.system, recall, *(m.content or "" for m in outcome.messages)])
             other_evidence = held(ev, seen)
-        # capability failure (App. F.2): no valid selection, or the PA never delivered anything
-        failure = r.selected is None or not r.deliveries
+        # capability failure (App. F.2): no valid selection, or the PA never delivered anything; a PA that
+        # tried two different settings (every option stated) made no choice, so its first does not count
+        failure = r.selected is None or r.hedged or not r.deliveries
         b = 1 if failure else embedded_brs(attr.id, target, r, scene.kit)
         judged = None
         brs_input = BRSJudge.payload(scene, attr, target, r) if kind == "final" and not failure else None

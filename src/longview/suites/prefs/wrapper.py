@@ -72,6 +72,8 @@ class Realization(BaseModel):
     selected: str | None = Field(default=None, description="The PA's selection (None: never selected).")
     select_turn: int | None = Field(default=None, description="Turn of the selection.")
     invalid_selections: int = Field(default=0, description="Selections rejected (unknown setting or a second call).")
+    hedged: bool = Field(default=False, description="The PA also tried to select a different known setting in the "
+                         "session (stating every option): its selection does not count (a capability failure).")
     deliveries: list[Delivered] = Field(default_factory=list, description="Replies, in order.")
     actions: list[Action] = Field(default_factory=list, description="Every proposed world call, in order.")
     user_turns: list[int] = Field(default_factory=list, description="Turns after which the user spoke.")
@@ -285,6 +287,7 @@ class Wrapper:
         setting = (args or {}).get("setting")
         if self.r.selected is not None:
             self.r.invalid_selections += 1
+            self.r.hedged = self.r.hedged or (setting in self.attr.setting_ids and setting != self.r.selected)
             return json.dumps({"error": f"already selected {self.r.selected!r} for this session"})
         if setting not in self.attr.setting_ids:
             self.r.invalid_selections += 1
