@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -41,9 +43,16 @@ def sample(url: str, stop: threading.Event, out: list[tuple[float, int]]) -> Non
             time.sleep(0.1)
 
 
-def one(suite: str, limit: int, latency: float, workers: int) -> dict:
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def one(suite: str, limit: int, latency: float, workers: int, extra: list[str]) -> dict:
+    opts = dict(kv.split("=", 1) for kv in extra[1::2]) if extra else {}
     f = flight(prepare(RunConfig(suite=suite, models=["hosted_vllm/loopback"], agents=[], max_concurrency=limit,
-                                 suite_options={"trace": False} if suite == "prefs" else {}), dry_run=True))
+                                 suite_options={**({"trace": False} if suite == "prefs" else {}), **opts}),
+                       dry_run=True))
     trials = f.trials_to_fill or 1
     server = Server(latency, agent="finish_or_send")
     samples: list[tuple[float, int]] = []
@@ -55,10 +64,13 @@ def one(suite: str, limit: int, latency: float, workers: int) -> dict:
             cmd = [sys.executable, "-m", "longview", "run", suite, "--model", "hosted_vllm/loopback", "--api-base",
                    server.url, "--max-concurrency", str(limit), "--trials", str(trials), "--no-cache",
                    "--out", str(Path(tmp) / "run"), "--allow-aborts", "--workers", str(workers),
-                   *OPTIONS.get(suite, [])]
+                   *OPTIONS.get(suite, []), *extra]
+            load0, cpu0, scpu0 = os.getloadavg()[0], _children_cpu(), server.cpu()
             t0 = time.monotonic()
             proc = subprocess.run(cmd, capture_output=True, text=True)
             wall = time.monotonic() - t0
+            cpu, scpu, load1 = _children_cpu() - cpu0, server.cpu() - scpu0, os.getloadavg()[0]
+            calls = server.stats()["requests"]
     finally:
         stop.set()
         t.join(2)
@@ -72,7 +84,12 @@ def one(suite: str, limit: int, latency: float, workers: int) -> dict:
     mean = area / (end - start)
     return {"suite": suite, "trials": trials, "most_planned": max(f.most, min(limit, f.model_cells * trials)),
             "mean_in_flight": round(mean, 1), "share": round(mean / limit, 3),
-            "peak": max(n for _, n in samples), "busy_s": round(end - start, 1), "wall_s": round(wall, 1)}
+            "peak": max(n for _, n in samples), "busy_s": round(end - start, 1), "wall_s": round(wall, 1),
+            "calls": calls, "run_cpu_s": round(cpu, 1), "server_cpu_s": round(scpu, 1),
+            "run_ms_per_call": round(1000 * cpu / max(1, calls), 2), "server_ms_per_call": round(1000 * scpu / max(1, calls), 2),
+            "load": (round(load0, 1), round(load1, 1)),
+            # CPU the run needs to keep `limit` requests in flight at `latency` s each (Little's law), in cores
+            "cores_needed": round(limit / latency * (cpu + scpu) / max(1, calls), 2)}
 
 
 def main() -> None:
@@ -82,16 +99,19 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=1, help="longview run --workers")
     ap.add_argument("--suites", default="atr,prefs,intents,tempo")
     ap.add_argument("--json", default=None)
+    ap.add_argument("-S", dest="options", action="append", default=[], help="suite option KEY=VALUE (e.g. repeats=3)")
     args = ap.parse_args()
     rows = []
     for suite in args.suites.split(","):
-        r = one(suite.strip(), args.limit, args.latency, args.workers)
+        r = one(suite.strip(), args.limit, args.latency, args.workers, [x for kv in args.options for x in ("-S", kv)])
         rows.append(r)
         if "error" in r:
             print(f"{r['suite']:8} error: {r['error']}", flush=True)
             continue
         print(f"{r['suite']:8} --trials {r['trials']:3}: mean in flight {r['mean_in_flight']:6} of {args.limit} "
-              f"({r['share']:.2f}), peak {r['peak']}, busy {r['busy_s']} s of {r['wall_s']} s", flush=True)
+              f"({r['share']:.2f}), peak {r['peak']}, busy {r['busy_s']} s of {r['wall_s']} s; {r['calls']} calls, CPU per call "
+              f"{r['run_ms_per_call']} ms run + {r['server_ms_per_call']} ms server -> {r['cores_needed']} cores to keep "
+              f"{args.limit} in flight; load {r['load'][0]}->{r['load'][1]}", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
 

@@ -34,6 +34,7 @@ import asyncio
 import collections
 import contextlib
 import json
+import ssl
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -167,6 +168,7 @@ class LoopbackServer:
         stream: str = "sse",
         chunk_gap: float = 0.0,
         strict: bool = False,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         if stream not in ("sse", "ignore", "refuse"):
             raise ValueError(f"stream must be sse, ignore or refuse, got {stream!r}")
@@ -176,6 +178,7 @@ class LoopbackServer:
         self.agent = agent or echo_agent
         self.port = port
         self.lifetime = lifetime
+        self.tls = tls  # a server-side context: serve HTTPS (still on 127.0.0.1 only)
         self.fault_plan = faults
         self.hang = hang
         self.stats = Stats()
@@ -188,8 +191,8 @@ class LoopbackServer:
 
     @property
     def url(self) -> str:
-        """The ``api_base`` to give a client: ``http://127.0.0.1:PORT/v1``."""
-        return f"http://{HOST}:{self.port}/v1"
+        """The ``api_base`` to give a client: ``http://127.0.0.1:PORT/v1`` (``https://`` with ``tls``)."""
+        return f"{'https' if self.tls else 'http'}://{HOST}:{self.port}/v1"
 
     def inject(self, fault: Fault | str, times: int = 1) -> None:
         """Apply ``fault`` to the next ``times`` chat requests."""
@@ -203,7 +206,8 @@ class LoopbackServer:
         st.faults.clear()
 
     async def start(self) -> LoopbackServer:
-        self._server = await asyncio.start_server(self._serve, HOST, self.port, backlog=4096, limit=1 << 20)
+        self._server = await asyncio.start_server(self._serve, HOST, self.port, backlog=4096, limit=1 << 20,
+                                                  ssl=self.tls)
         self.port = self._server.sockets[0].getsockname()[1]
         self._expiry = asyncio.get_running_loop().call_later(
             self.lifetime, lambda: asyncio.ensure_future(self.close())

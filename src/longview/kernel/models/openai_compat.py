@@ -13,7 +13,7 @@ import json
 import re
 import ssl
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
@@ -411,6 +411,21 @@ def _turn_key(text: str | None, calls: list[ToolCall]) -> str:
     return json.dumps([text or "", [(c.id, c.name) for c in calls]])
 
 
+async def _httpx_stream(http: httpx.AsyncClient, url: str, content: bytes, headers: dict[str, str],
+                        timeout: Any, on_data: Callable[[bytes], None]) -> httpx.Response:
+    """POST asking for server-sent events over httpx: an event stream goes to ``on_data`` piece by
+    piece as it arrives (the response is then marked ``streamed``); anything else is read whole."""
+    accept = {**headers, "Accept": "text/event-stream, application/json"}
+    async with http.stream("POST", url, content=content, headers=accept, timeout=timeout) as resp:
+        if resp.status_code < 400 and "text/event-stream" in resp.headers.get("content-type", ""):
+            async for piece in resp.aiter_bytes():
+                on_data(piece)
+            resp.streamed = True  # type: ignore[attr-defined]
+        else:
+            await resp.aread()
+    return resp
+
+
 class OpenAICompatClient:
     """Async client for one model behind an OpenAI-compatible endpoint.
 
@@ -515,7 +530,7 @@ class OpenAICompatClient:
     ) -> AssistantTurn:
         """One POST to ``{api_base}/chat/completions``; failures raise :class:`ProviderError`.
 
-        Streamed where :meth:`_streams` says so and the HTTP client can (the lean client): then the
+        Streamed where :meth:`_streams` says so (the lean client, or httpx for HTTPS and proxies): then the
         request timeout is the silence allowed between pieces, and the first-token latency and
         decoding time go to the call's :mod:`.callstats`. A server that refuses a streamed request
         (a 4xx naming ``stream``) is asked again unstreamed, and not streamed to again.
@@ -529,11 +544,14 @@ class OpenAICompatClient:
         stream: StreamAssembler | None = None
         try:
             async with self._client() as http:
-                if want_stream and isinstance(http, LeanClient):
+                if want_stream:
                     stream = StreamAssembler()
                     content = encode_body({**body, "stream": True, "stream_options": {"include_usage": True}})
-                    resp: Any = await http.post(url, content=content, headers=headers, timeout=self._timeout,
-                                                on_data=stream.feed)
+                    if isinstance(http, LeanClient):
+                        resp: Any = await http.post(url, content=content, headers=headers, timeout=self._timeout,
+                                                    on_data=stream.feed)
+                    else:  # httpx (HTTPS, proxies): its read timeout bounds each read, so also the silence
+                        resp = await _httpx_stream(http, url, content, headers, self._timeout, stream.feed)
                 else:
                     resp = await http.post(url, content=encode_body(body), headers=headers, timeout=self._timeout)
         except httpx.TimeoutException as err:
