@@ -64,21 +64,30 @@ async def arescore(run: Path, role_models: dict[str, str], *, out: Path | None =
             new = await suite.rejudge(text, dataset, options, roles)
         atomic_write(target / CELLS / folder / MARKER, new)
 
+    tasks = [asyncio.ensure_future(one(f, t)) for f, t in finished]
     try:
-        await asyncio.gather(*(one(f, t) for f, t in finished))
-    finally:
-        await aclose_all()
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            for t in tasks:  # one cell refused (inputs not kept) or failed: the others stop too
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await aclose_all()
+    except BaseException:
+        shutil.rmtree(target, ignore_errors=True)  # nothing half-written: the copy is ours, made above
+        raise
     names = suite.component_names(suite.components(roles, options))
+    replaced = {c: names.get(c, m) for r, m in role_models.items() for c in suite.rejudged_components.get(r, (r,))}
     config = dict(manifest.config)
     config["models"] = {**config.get("models", {}), **role_models}
     config["rescored"] = {
         "from": str(run.resolve()), "roles": role_models, "config_hash": manifest.config_hash,
-        "components_before": {r: manifest.components.get(r) for r in role_models},
+        "components_before": {c: manifest.components.get(c) for c in replaced},
         "at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     new = manifest.model_copy(update={
         "config": config, "config_hash": config_hash(config),
-        "components": {**manifest.components, **{r: names.get(r, role_models[r]) for r in role_models}},
+        "components": {**manifest.components, **replaced},
         "usage": add_summaries(manifest.usage, roles.ledger.summary().model_dump()),
     })
     store = RunStore(target)

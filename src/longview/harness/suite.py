@@ -209,6 +209,11 @@ class Suite(ABC, Generic[DatasetT, OptionsT, ResultT]):
     """Roles whose judgments `longview rescore` can make again from a finished cell's stored result
     (judges that only read what the result keeps; none whose verdicts steered the sessions)."""
 
+    rejudged_components: ClassVar[dict[str, tuple[str, ...]]] = {}
+    """Role -> the manifest components `longview rescore` replaces when it re-judges that role (default:
+    the component named as the role); a suite whose role also played parts that are not judged again
+    names only the part that is."""
+
     async def rejudge(self, result: str, dataset: DatasetT, options: OptionsT, roles: Roles) -> str:
         """A finished cell's result JSON with the judgments of ``rejudged_roles`` made again by
         ``roles``' components from what the result stored; the agent is never called. Suites that

@@ -243,6 +243,17 @@ class IntentJudges:
         return v
 
 
+def rubric_payload(items: list[ChecklistItem], ev: Evidence, transcript: list[dict[str, Any]], profile: str,
+                   intents: list[HiddenIntent] | None = None,
+                   start: dict[str, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+    """What a rubric judge model reads about ``ev`` — the whole session at its end (its calls, its
+    state). Built for every judged session, model or not, and kept so a run can be judged again."""
+    return {"profile": profile, "hidden_requirements": [i.content for i in intents or []],
+            "criteria": [{"id": it.id, "text": it.text} for it in items],
+            "conversation": transcript, "tool_calls": _calls(ev),
+            "state_at_session_end": _artifacts(ev, start=start)}
+
+
 class RubricJudge:
     """Checklist items without a deterministic check."""
 
@@ -250,16 +261,23 @@ class RubricJudge:
         self.model = model
         self.name = model.name if model else "embedded:proxy"
 
+    def embedded(self, items: list[ChecklistItem], ev: Evidence) -> Verdicts:
+        """Each item's proxy check over ``ev``, or not judged (None) when it has none."""
+        return Verdicts(labels={it.id: (run_check(it.proxy, ev) if it.proxy else None) for it in items})
+
+    async def ask(self, payload: dict[str, Any]) -> Verdicts:
+        """The model's verdicts on the criteria of a :func:`rubric_payload`."""
+        if self.model is None:
+            raise ValueError("RubricJudge.ask needs a judge model")
+        ids = [str(c["id"]) for c in payload.get("criteria", [])]
+        return await ask_decisions(self.model, payload, ids) if ids else Verdicts(labels={})
+
     async def judge(self, items: list[ChecklistItem], ev: Evidence, transcript: list[dict[str, Any]],
                     profile: str, intents: list[HiddenIntent] | None = None,
                     start: dict[str, list[dict[str, Any]]] | None = None) -> Verdicts:
-        """Verdicts over ``ev`` — the whole session at its end (its calls, its state)."""
+        """Verdicts over ``ev``: the model's when there is one, else the embedded proxies'."""
         if not items:
             return Verdicts(labels={})
         if self.model is None:
-            return Verdicts(labels={it.id: (run_check(it.proxy, ev) if it.proxy else None) for it in items})
-        payload = {"profile": profile, "hidden_requirements": [i.content for i in intents or []],
-                   "criteria": [{"id": it.id, "text": it.text} for it in items],
-                   "conversation": transcript, "tool_calls": _calls(ev),
-                   "state_at_session_end": _artifacts(ev, start=start)}
-        return await ask_decisions(self.model, payload, [it.id for it in items])
+            return self.embedded(items, ev)
+        return await self.ask(rubric_payload(items, ev, transcript, profile, intents, start))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -25,6 +25,16 @@ class CriterionOutcome(BaseModel):
     reason: str = Field(default="", description="The judge model's reason, or why it is not judged / counted NO.")
 
 
+class RubricInput(BaseModel):
+    """What the rubric judge reads for one session, kept so `longview rescore` can judge it again."""
+
+    payload: dict[str, Any] = Field(description="The input a rubric judge model is sent (profile, hidden requirements, "
+                                    "criteria, conversation, tool calls, state at the session's end), built whether "
+                                    "or not a model judged.")
+    proxy: dict[str, bool] = Field(default_factory=dict, description="Rubric item id -> its embedded proxy's label "
+                                   "(items with a proxy only), for the agreement of a model judge with the proxy.")
+
+
 class SessionRecord(BaseModel):
     session_id: str
     depends_on: list[str] = Field(default_factory=list)
@@ -38,6 +48,10 @@ class SessionRecord(BaseModel):
     judge_missing: int = Field(default=0, description="Items a judge model left out of its verdict or answered "
                                "unparseably (each counted NO, as π-Bench's evaluator does).")
     tags: dict[str, str] = Field(default_factory=dict, description="Breakdown keys: task_type, category, difficulty.")
+    rubric_input: RubricInput | None = Field(
+        default=None, description="What the rubric judge reads (`longview rescore`); None when the session has no "
+        "rubric item, for the rule-guided ceiling, and in runs made before longview kept it.")
+    rubric_missing: int = Field(default=0, description="The part of judge_missing the rubric judge left out or garbled.")
 
 
 class CellRecord(BaseModel):

@@ -20,9 +20,9 @@ from longview.memory.base import Memory
 from longview.memory.simple import NoMemory
 from longview.suites.intents.ceiling import is_ceiling
 from longview.suites.intents.dataset import IntentsDataset
-from longview.suites.intents.judges import IntentJudges, RubricJudge
+from longview.suites.intents.judges import IntentJudges, RubricJudge, Verdicts, rubric_payload
 from longview.suites.intents.memory import FileMemory
-from longview.suites.intents.records import CellRecord, CriterionOutcome, SessionRecord
+from longview.suites.intents.records import CellRecord, CriterionOutcome, RubricInput, SessionRecord
 from longview.suites.intents.rule_evidence import RuleEvidence
 from longview.suites.intents.rules import RULE_FAILED, RuleMode, RuleScriptError, declared_names, score_rules
 from longview.suites.intents.schema import Episode, Session
@@ -175,7 +175,8 @@ async def run_episode(ctx: CellContext, ds: IntentsDataset, comps: Components, *
                     trace=trace, max_turns=ctx.max_turns * (TOOL_STEPS_PER_REPLY + 1), clock=clock)
             rec = user.record("turn_cap" if capped.hit else outcome.termination.value)
             await add_judged_criteria(rec, session, user, comps, ep, rule_only=rule_only)
-            trace.emit("session_record", record=rec.model_dump(mode="json"))
+            # the rubric judge's input stays in the cell's result only (the trace has the session already)
+            trace.emit("session_record", record=rec.model_dump(mode="json", exclude={"rubric_input"}))
         finally:
             trace.close()
         record.sessions.append(rec)
@@ -217,29 +218,48 @@ async def add_judged_criteria(rec: SessionRecord, session: Session, user: TwoSta
                 rec.criteria[c.id] = CriterionOutcome(weight=c.weight, kind="rubric", met=None, by="not judged",
                                                       reason="the rule-guided ceiling is scored on rule criteria only")
         return
+    rubric = [c for c in session.checklist if c.check is None]
+    if not rubric:
+        return
+    ev = user.evidence(scope="all")
+    payload = rubric_payload(rubric, ev, user.transcript, ep.persona.profile, session.hidden_intents,
+                             start=user.start_records)
+    rec.rubric_input = RubricInput(payload=payload, proxy={c.id: user.proxy_met.get(c.id, False)
+                                                           for c in rubric if c.proxy is not None})
+    if comps.rubric.model is not None:
+        apply_rubric_verdicts(rec, session, await comps.rubric.ask(payload), comps.rubric.name)
+        return
     # A proxy over the reply alone ("tells the user what was done") is a claim: it counts only once
     # some deterministic or rule criterion of the session is met, so saying "done" earns nothing.
     worked = any(c.met for c in rec.criteria.values())
-    rubric = [c for c in session.checklist if c.check is None]
-    if rubric:
-        ev = user.evidence(scope="all")
-        v = await comps.rubric.judge(rubric, ev, user.transcript, ep.persona.profile,
-                                     intents=session.hidden_intents, start=user.start_records)
-        rec.judge_missing += len(v.missing)
-        for c in rubric:
-            met = v.labels.get(c.id)
-            by = comps.rubric.name
-            reason = v.reasons.get(c.id, "")
-            if comps.rubric.model is not None and c.proxy is not None and met is not None:
-                rec.agreement.append((f"rubric:{session.id}:{c.id}", user.proxy_met.get(c.id, False), bool(met)))
-            if comps.rubric.model is None and c.proxy is not None:
-                met = user.proxy_met.get(c.id, False) or bool(met)
-                by = "embedded:proxy"
-                if c.proxy.kind == "reply_contains" and not worked:
-                    met, reason = False, "a claim in the reply, with no criterion of the session met"
-            elif comps.rubric.model is None:
-                by, reason = "not judged", "a rubric item: needs --judge-model"
-            rec.criteria[c.id] = CriterionOutcome(weight=c.weight, kind="rubric", met=met, by=by, reason=reason)
+    v = comps.rubric.embedded(rubric, ev)
+    for c in rubric:
+        met, reason = v.labels.get(c.id), ""
+        if c.proxy is not None:
+            met, by = user.proxy_met.get(c.id, False) or bool(met), "embedded:proxy"
+            if c.proxy.kind == "reply_contains" and not worked:
+                met, reason = False, "a claim in the reply, with no criterion of the session met"
+        else:
+            by, reason = "not judged", "a rubric item: needs --judge-model"
+        rec.criteria[c.id] = CriterionOutcome(weight=c.weight, kind="rubric", met=met, by=by, reason=reason)
+
+
+def apply_rubric_verdicts(rec: SessionRecord, session: Session, v: Verdicts, by: str) -> None:
+    """A rubric judge model's verdicts as the session's rubric criteria, with their agreement with
+    the items' proxies and the verdicts it left out (each counted NO and in ``judge_missing``).
+    Replaces an earlier rubric judgment of the same record (`longview rescore`)."""
+    proxy = rec.rubric_input.proxy if rec.rubric_input is not None else {}
+    rec.judge_missing += len(v.missing) - rec.rubric_missing
+    rec.rubric_missing = len(v.missing)
+    rec.agreement = [a for a in rec.agreement if not a[0].startswith(f"rubric:{session.id}:")]
+    for c in session.checklist:
+        if c.check is not None:
+            continue
+        met = v.labels.get(c.id)
+        if c.proxy is not None and met is not None:
+            rec.agreement.append((f"rubric:{session.id}:{c.id}", proxy.get(c.id, False), bool(met)))
+        rec.criteria[c.id] = CriterionOutcome(weight=c.weight, kind="rubric", met=met, by=by,
+                                              reason=v.reasons.get(c.id, ""))
 
 
 async def add_rule_criteria(rec: SessionRecord, session: Session, user: TwoStageUser, comps: Components) -> None:

@@ -139,6 +139,37 @@ class IntentsSuite(Suite):
         c: Components = components
         return {"user": c.wording.name, "judge": c.judges.name, "rubric": c.rubric.name}
 
+    rejudged_roles = ("judge",)
+    rejudged_components = {"judge": ("rubric",)}  # the intent judges steered the user: only the rubric is judged again
+
+    async def rejudge(self, result: str, dataset: Any, options: BaseModel, roles: Roles) -> str:
+        """The rubric items (COMP's judged part) of every session judged again by the judge role from
+        the stored rubric input; PROC and the intents' statuses stay as the in-session judges made them."""
+        import asyncio
+
+        from longview.suites.intents.runner import apply_rubric_verdicts
+
+        client = roles.client("judge")
+        if client is None:
+            raise ConfigError("rescore of intents needs a judge model (--judge-model)")
+        rubric = RubricJudge(LLMJudge(client, roles.params("judge"), RUBRIC_PROMPT, Decisions, "judge"))
+        cell = CellRecord.model_validate_json(result)
+        if cell.status != "complete" or cell.not_run or is_ceiling(cell.agent, dataset):
+            return result  # nothing judged (aborted, not run) or scored on rule criteria only (the ceiling)
+        sessions = {s.id: s for s in cast(IntentsDataset, dataset).episode(cell.unit).sessions}
+        todo = [(rec, sessions[rec.session_id]) for rec in cell.sessions
+                if any(c.check is None for c in sessions[rec.session_id].checklist)]
+        if any(rec.rubric_input is None for rec, _ in todo):
+            raise ConfigError(f"cell {cell.agent}/{cell.variant}/{cell.unit}: this run did not keep what the rubric "
+                              "judge reads (made before longview kept it); run it again to judge it")
+
+        async def one(rec: Any, session: Any) -> None:
+            apply_rubric_verdicts(rec, session, await rubric.ask(rec.rubric_input.payload), rubric.name)
+
+        await asyncio.gather(*(one(r, s) for r, s in todo))
+        cell.rubric = rubric.name
+        return cell.model_dump_json(indent=1)
+
     def sessions(self, cell: Cell, dataset: Any, options: BaseModel) -> int:
         if no_reference_script(cell.agent, dataset):
             return 0
