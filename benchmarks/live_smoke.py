@@ -39,8 +39,8 @@ from longview.harness import registry
 from longview.harness import run as harness
 from longview.harness.options import RunConfig
 from longview.harness.roles import AGENT
+from longview.harness.runstore import config_hash
 from longview.kernel.models import GenParams
-from longview.kernel.runstore import config_hash
 from longview.report.data import load_run
 from longview.report.hooks import profile_spec
 from longview.report.profile import headline

@@ -374,7 +374,7 @@ app.add_command(RunGroup("run", help="Run a suite and print its scorecard: longv
 def show(run_dir: Path, json_out: Path | None) -> None:
     """Reprint the scorecard of a finished (or partial) run."""
     from longview.harness import run as harness
-    from longview.kernel.runstore import RunStore
+    from longview.harness.runstore import RunStore
 
     try:
         store = RunStore(run_dir)
@@ -412,7 +412,7 @@ def _plugin(config: dict[str, Any]) -> str:
 
 def _suite_of_trace(path: Path) -> Any | None:
     """The suite of the run a transcript belongs to (its manifest in a parent folder), if any."""
-    from longview.kernel.runstore import Manifest
+    from longview.harness.runstore import Manifest
 
     for parent in [path, *path.parents][:4]:
         m = parent / "manifest.json"
@@ -541,7 +541,7 @@ def rescore(run_dir: Path, judge_model: str | None, role: tuple[str, ...], out: 
     from longview.harness import run as harness
     from longview.harness.rescore import arescore
     from longview.harness.roles import parse_role_models, parse_role_params
-    from longview.kernel.runstore import RunStore
+    from longview.harness.runstore import RunStore
 
     try:
         suite = registry.load(RunStore(run_dir).manifest().suite)
@@ -580,7 +580,7 @@ def explain(metric: str, suite_name: str | None, run_dir: Path | None) -> None:
     found: list[tuple[str, str, dict[str, Any]]] = []
     try:
         if run_dir is not None:
-            from longview.kernel.runstore import read_run_file
+            from longview.harness.runstore import read_run_file
 
             data = json.loads(read_run_file(run_dir / "scorecard.json", run_dir, "<scorecard>"))
             sources = {str(data.get("suite")): data.get("metrics") or {}}

@@ -22,10 +22,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from longview.harness.runstore import Manifest
 from longview.harness.scorecard import Scorecard, upgrade_json
 from longview.kernel.errors import DataError, LongviewError
 from longview.kernel.ids import read_json
-from longview.kernel.runstore import Manifest
 
 
 class MetricRow(BaseModel):
@@ -162,7 +162,7 @@ def write_parquet(runs: list[LoadedRun], target: Path) -> None:
 
 def _emit(text: str, target: Path | None) -> str:
     if target is not None:
-        from longview.kernel.runstore import atomic_write
+        from longview.harness.runstore import atomic_write
 
         atomic_write(target, text, make_parents=False, redact_secrets=False)
     return text

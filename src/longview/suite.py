@@ -12,13 +12,13 @@ from __future__ import annotations
 from longview.harness.cell import Cell, CellResult, Dataset, SessionOutcome
 from longview.harness.context import CellContext, gather_sessions
 from longview.harness.roles import Roles
+from longview.harness.runstore import DatasetInfo
 from longview.harness.scorecard import MetricInfo, Row, Scorecard, build_row, row_order
 from longview.harness.session import Session
 from longview.harness.suite import AnySuite, NoOptions, ProfileSpec, RoleSpec, Section, Suite
 from longview.kernel.agent import Agent, AssistantTurn, Message, Observation, ToolCall
 from longview.kernel.errors import CellAborted, DataError
 from longview.kernel.ids import check_id, parse_json, read_json
-from longview.kernel.runstore import DatasetInfo
 from longview.kernel.session import ControlResult, UserTurn
 from longview.kernel.tools import ParamSpec, ToolKind, Toolkit, ToolSpec
 

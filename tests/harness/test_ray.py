@@ -28,8 +28,8 @@ from longview.harness import registry  # noqa: E402
 from longview.harness import run as harness  # noqa: E402
 from longview.harness.options import RunConfig  # noqa: E402
 from longview.harness.ray_executor import RayExecutor, start_local_ray  # noqa: E402
+from longview.harness.runstore import RunStore  # noqa: E402
 from longview.kernel.models.usage import without_timings  # noqa: E402
-from longview.kernel.runstore import RunStore  # noqa: E402
 from longview.testing.loopback import LoopbackServer, finish_or_send  # noqa: E402
 
 

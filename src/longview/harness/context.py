@@ -14,11 +14,11 @@ from pydantic import BaseModel
 
 from longview.harness.cell import Cell, Dataset
 from longview.harness.roles import Roles
+from longview.harness.runstore import RunStore
 from longview.kernel.agent import Agent
 from longview.kernel.clock import SimClock
 from longview.kernel.errors import ConfigError
 from longview.kernel.ids import id_problem, path_component
-from longview.kernel.runstore import RunStore
 from longview.kernel.trace import TraceWriter
 
 T = TypeVar("T")

@@ -26,7 +26,7 @@ from longview.kernel.errors import CellAborted, ConfigError
 
 if TYPE_CHECKING:
     from longview.harness.plan import Prepared
-    from longview.kernel.runstore import RunStore
+    from longview.harness.runstore import RunStore
 
 OnSession = Callable[[], None]
 OnCell = Callable[[Cell, BaseModel], None]

@@ -15,6 +15,7 @@ from longview.harness import registry
 from longview.harness.cell import Cell, CellResult, Dataset
 from longview.harness.options import RunConfig
 from longview.harness.roles import AGENT, Roles
+from longview.harness.runstore import Manifest, RunDataset, config_hash
 from longview.harness.suite import AnySuite
 from longview.kernel.agent import Agent
 from longview.kernel.errors import ConfigError, DataError, LongviewError, printable
@@ -22,7 +23,6 @@ from longview.kernel.ids import id_problem
 from longview.kernel.models import GenParams
 from longview.kernel.models.prompt_cache import with_cache_key
 from longview.kernel.models.providers import split_model
-from longview.kernel.runstore import Manifest, RunDataset, config_hash
 
 if TYPE_CHECKING:
     from longview.agents.external.specs import ExternalAgent

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
 
     from longview.harness.plan import Prepared
-    from longview.kernel.runstore import RunStore
+    from longview.harness.runstore import RunStore
 
 PROGRESS_EVERY = 0.1  # seconds between a worker's progress messages (finished sessions)
 # Cells handed to one worker and not yet finished. A cell travels as its index in the plan (a few
@@ -242,7 +242,7 @@ def _prepared(run_of: Prepared | str, cwd: str, expected: tuple[str, list[str]],
 
 
 async def _serve(conn: Connection, p: Prepared, root: str, sessions: int) -> None:
-    from longview.kernel.runstore import RunStore
+    from longview.harness.runstore import RunStore
 
     loop = asyncio.get_running_loop()
     store = RunStore(Path(root))

@@ -50,7 +50,7 @@ from longview.kernel.models.usage import add_summaries
 
 if TYPE_CHECKING:
     from longview.harness.plan import Prepared
-    from longview.kernel.runstore import RunStore
+    from longview.harness.runstore import RunStore
 
 WORKER_DIED = (RayActorError, WorkerCrashedError)
 PROBE = ".ray-probe-"
@@ -139,7 +139,7 @@ class CellWorker:
     """Rebuilds the run from its config and runs the cells it is sent."""
 
     def __init__(self, cfg_json: str, cwd: str, root: str, probe: str, dataset_sha256: str, limiter: str) -> None:
-        from longview.kernel.runstore import RunStore
+        from longview.harness.runstore import RunStore
 
         self.incarnation = uuid.uuid4().hex
         self.seq = 0

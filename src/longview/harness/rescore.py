@@ -17,11 +17,11 @@ from pathlib import Path
 from longview.harness import registry
 from longview.harness.plan import load_dataset, suite_options
 from longview.harness.roles import Roles
+from longview.harness.runstore import CELLS, MARKER, RunStore, atomic_write, config_hash, safe_name
 from longview.harness.scorecard import Scorecard
 from longview.kernel.errors import ConfigError
 from longview.kernel.models import GenParams, aclose_all
 from longview.kernel.models.usage import add_summaries
-from longview.kernel.runstore import CELLS, MARKER, RunStore, atomic_write, config_hash, safe_name
 
 SKIPPED = ("scorecard.json", "*.html", ".longview-files")  # what the new folder makes for itself
 

@@ -35,11 +35,11 @@ from longview.harness.plan import (  # noqa: F401 - the run API in one place
     roles_of,
     suite_options,
 )
+from longview.harness.runstore import OUTCOMES, SCORECARD, Manifest, RunStore, atomic_write, config_hash
 from longview.harness.scorecard import Scorecard, as_planned
 from longview.harness.suite import AnySuite
 from longview.kernel.errors import ConfigError
 from longview.kernel.models.usage import add_summaries
-from longview.kernel.runstore import OUTCOMES, SCORECARD, Manifest, RunStore, atomic_write, config_hash
 
 
 def executor_for(cfg: RunConfig) -> Executor:

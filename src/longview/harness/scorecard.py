@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from longview.kernel.runstore import DatasetInfo
+from longview.harness.runstore import DatasetInfo
 from longview.kernel.stats import cluster_bootstrap_ci, macro_mean, seed_from
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from longview.kernel.runstore import atomic_write
+from longview.harness.runstore import atomic_write
 from longview.report.compare import Comparison, compare
 from longview.report.data import RunData, load_run, unique_labels
 from longview.report.render import render

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from longview.harness.cell import CellOutcomes
+from longview.harness.runstore import MARKER, OUTCOMES, SCORECARD, RunStore, read_run_file
 from longview.harness.scorecard import upgrade_json
 from longview.harness.suite import AnySuite
 from longview.kernel.errors import DataError, LongviewError, RunFolderError
-from longview.kernel.runstore import MARKER, OUTCOMES, SCORECARD, RunStore, read_run_file
 from longview.kernel.trace import PROMPTS
 
 if TYPE_CHECKING:

@@ -15,9 +15,9 @@ from typing import Any
 
 from longview.harness import registry
 from longview.harness.options import RunConfig
+from longview.harness.runstore import safe_name
 from longview.harness.suite import AnySuite, ProfileSpec
 from longview.kernel.errors import LongviewError
-from longview.kernel.runstore import safe_name
 from longview.report.data import RunData
 from longview.report.hooks import profile_spec
 from longview.report.plots import bounds

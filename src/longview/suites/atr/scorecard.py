@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from longview.harness import scorecard as common
-from longview.kernel.runstore import DatasetInfo
+from longview.harness.runstore import DatasetInfo
 from longview.kernel.stats import cluster_bootstrap_ci, macro_mean, pass_hat_k, seed_from
 from longview.suites.atr.dataset import Episode
 from longview.suites.atr.metrics import EXTRA_METRICS, METRICS, PersonaMetrics, ScoringError, TestVerdict, score_cell

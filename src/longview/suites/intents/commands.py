@@ -18,7 +18,7 @@ def generate(out: Path = typer.Option(Path("intents-episodes.json"),
              check: bool = typer.Option(True, help="Run QC (static and oracle/literal runs) before writing."),
              force: bool = typer.Option(False, help="Replace an existing file.")) -> None:
     """Generate the built-in episodes' kind (5 personas x 20 sessions) and check them."""
-    from longview.kernel.runstore import atomic_write
+    from longview.harness.runstore import atomic_write
     from longview.suites.intents.dataset import IntentsDataset
     from longview.suites.intents.generator.build import build_dataset
     from longview.suites.intents.generator.qc import qc
@@ -76,8 +76,8 @@ def inspect(spec: str = typer.Argument(..., help="pibench:PATH (your π-Bench ch
     from rich.console import Console
     from rich.table import Table
 
+    from longview.harness.runstore import atomic_write
     from longview.kernel.errors import LongviewError
-    from longview.kernel.runstore import atomic_write
     from longview.suites.intents.importer import load_pibench
 
     if not spec.startswith("pibench:"):

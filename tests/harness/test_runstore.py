@@ -9,10 +9,10 @@ import os
 import pytest
 from pydantic import BaseModel
 
+from longview.harness.runstore import DatasetInfo, Manifest, RunStore, config_hash
 from longview.kernel.agent import Usage
 from longview.kernel.errors import ConfigError, LongviewError, RunFolderError
 from longview.kernel.models.usage import UsageLedger
-from longview.kernel.runstore import DatasetInfo, Manifest, RunStore, config_hash
 
 
 class Result(BaseModel):
