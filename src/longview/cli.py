@@ -21,7 +21,7 @@ from rich.text import Text
 
 from longview._version import __version__
 from longview.harness import registry
-from longview.harness.cli_util import console, err, fail
+from longview.harness.terminal.console import console, err, fail
 from longview.kernel.errors import LongviewError, printable, terminal_safe
 
 # name, click kwargs: the flags every `run SUITE` has.
@@ -194,8 +194,8 @@ def _run(suite: Any, kw: dict[str, Any]) -> None:
     from longview.harness import run as harness
     from longview.harness.costs import NOTE as COST_NOTE
     from longview.harness.costs import estimate_lines, total
-    from longview.harness.fit import print_tables
-    from longview.harness.tables import cost_table, plan_table
+    from longview.harness.terminal.fit import print_tables
+    from longview.harness.terminal.tables import cost_table, plan_table
 
     try:
         cfg = _config(suite, kw)
@@ -293,9 +293,9 @@ def _report_outcome(result: Any, usage: dict) -> None:
 
 
 def _print_scorecard(suite: Any, sc: Any, manifest: Any) -> None:
-    from longview.harness.fit import print_tables
     from longview.harness.run import scorecard_json
-    from longview.harness.tables import legend, usage_table
+    from longview.harness.terminal.fit import print_tables
+    from longview.harness.terminal.tables import legend, usage_table
 
     print_tables(console, *suite.tables(sc))
     for line in legend(scorecard_json(sc, manifest)):
@@ -479,7 +479,7 @@ def _print_requests(path: Path, events: list[Any], turn: int | None) -> None:
 @click.argument("suite", required=False)
 def list_(suite: str | None) -> None:
     """The registered suites (nothing imported), or one suite's agents, variants, roles and datasets."""
-    from longview.harness.fit import print_tables
+    from longview.harness.terminal.fit import print_tables
 
     t = Table(title=f"longview {__version__}")
     for col in ("kind", "name", "notes"):
@@ -572,7 +572,7 @@ def rescore(run_dir: Path, judge_model: str | None, role: tuple[str, ...], out: 
 def explain(metric: str, suite_name: str | None, run_dir: Path | None) -> None:
     """What a metric counts, how it is obtained and where it differs from its paper (long form)."""
     from longview.harness.run import load_dataset, suite_options
-    from longview.harness.tables import metric_line
+    from longview.harness.terminal.tables import metric_line
 
     def key(name: str) -> str:
         return name.lower().replace("_", "").replace("-", "")
@@ -676,8 +676,8 @@ def profile(model: str, quick: bool, suites: tuple[str, ...], report_path: Path 
     from longview.harness import run as harness
     from longview.harness.costs import estimate_lines
     from longview.harness.costs import total as total_usd
-    from longview.harness.fit import print_tables
-    from longview.harness.tables import plan_table, usage_table
+    from longview.harness.terminal.fit import print_tables
+    from longview.harness.terminal.tables import plan_table, usage_table
     from longview.kernel.models.prices import ASSUMED_OUTPUT_TOKENS
     from longview.report import profile as prof
     from longview.report.build import write_report

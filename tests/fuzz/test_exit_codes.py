@@ -87,7 +87,7 @@ def test_a_loader_that_misses_a_check_still_ends_in_a_data_error(exc):
 
 def test_a_run_that_could_not_finish_is_not_bad_input(capsys):
     # A dead --workers process (RunInterrupted) exits 1; 2 stays "the input is wrong".
-    from longview.harness.cli_util import fail
+    from longview.harness.terminal.console import fail
     from longview.kernel.errors import ConfigError, RunInterrupted
 
     with pytest.raises(SystemExit) as e:

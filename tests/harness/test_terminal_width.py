@@ -14,7 +14,7 @@ from rich.table import Table
 
 import longview.cli as cli
 import longview.report.commands as report_commands
-from longview.harness.fit import fit
+from longview.harness.terminal.fit import fit
 
 runner = CliRunner()
 WIDTH = 80

@@ -157,7 +157,7 @@ class Suite(ABC, Generic[DatasetT, OptionsT, ResultT]):
 
     def tables(self, scorecard: Scorecard) -> list[Table]:
         """Rich tables printed by run and show; default: one generic table of every row."""
-        from longview.harness.tables import rows_table
+        from longview.harness.terminal.tables import rows_table
 
         return [rows_table(scorecard)]
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from longview.harness.cli_util import console, err, fail
-from longview.harness.fit import print_tables
+from longview.harness.terminal.console import console, err, fail
+from longview.harness.terminal.fit import print_tables
 from longview.kernel.errors import LongviewError
 
 

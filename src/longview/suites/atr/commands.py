@@ -13,8 +13,8 @@ from typing import Annotated
 
 import typer
 
-from longview.harness.cli_util import console, fail
 from longview.harness.roles import Roles
+from longview.harness.terminal.console import console, fail
 from longview.kernel.errors import LongviewError
 
 app = typer.Typer(help="ATR (ask-to-remember) tools: generate a cohort, calibrate the scaffold.", no_args_is_help=True)

@@ -176,7 +176,7 @@ def breakdown_table(sc: Scorecard):
     rows' breakdowns are in the JSON); None when there is no model row."""
     from rich.table import Table
 
-    from longview.harness.tables import NA
+    from longview.harness.terminal.tables import NA
 
     rows = [r for r in sc.rows if not r.agent.startswith("ref:") and r.extra.get("breakdowns")]
     if not rows:

@@ -208,7 +208,7 @@ class IntentsSuite(Suite):
         return scorecard_notes(scorecard)
 
     def tables(self, scorecard: Any) -> list[Any]:
-        from longview.harness.tables import rows_table
+        from longview.harness.terminal.tables import rows_table
         from longview.suites.intents.scoring import breakdown_table
 
         out = [rows_table(scorecard)]

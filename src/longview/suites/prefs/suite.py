@@ -316,7 +316,7 @@ class PrefsSuite(Suite):
     def tables(self, scorecard: Scorecard) -> list[Table]:
         from rich.table import Table
 
-        from longview.harness.tables import rows_table
+        from longview.harness.terminal.tables import rows_table
 
         t = Table(title="prefs · PSA by dimension and by kind (user-macro); carry-overs, capability failures, leaks")
         for col in ("Agent", "Variant", "Expr", "Discl", "InfoFlow", "Init&Aut", "reply", "action", "carry", "cap.fail", "leaks"):

@@ -20,8 +20,8 @@ def generate(
     force: Annotated[bool, typer.Option(help="Write into a folder that already holds files.")] = False,
 ) -> None:
     """Build every scenario from the skeleton and fills, run QC, and write them if QC passes."""
-    from longview.harness.cli_util import fail
     from longview.harness.run import check_output_folder
+    from longview.harness.terminal.console import fail
     from longview.kernel.errors import LongviewError
     from longview.kernel.ids import write_models
     from longview.suites.tempo.generate import generate as gen

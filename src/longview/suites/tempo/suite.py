@@ -91,7 +91,7 @@ class TempoSuite(Suite):
         return out
 
     def tables(self, scorecard: Any) -> list[Any]:
-        from longview.harness.tables import rows_table
+        from longview.harness.terminal.tables import rows_table
         from longview.suites.tempo.report import breakdown_table
 
         return [rows_table(scorecard), breakdown_table(scorecard)]
