@@ -1,21 +1,24 @@
-"""The scenario generator: one multi-day skeleton of task archetypes, filled per domain.
+"""The scenario generator: a library of task archetypes over a multi-day week, filled per domain.
 
-The skeleton (times are day N, HH:MM; D is the scenario's length) gives every scenario the same
-mechanics, so each one exercises every feature App. D describes:
+Archetypes (times are day N, HH:MM; D is the scenario's length; W the decision-window day):
 
-  t01 explicit request (d1 09:30)           t09 competing task (d5 19:20; can wait for sleep time)
-  t02 latent need, joint change (d2 08:30)  t10 follow-up IF t01's change was executed (d6 10:00)
-  t03 event-triggered claim (d3 11:00)      t11 nudge IF t01's change was NOT executed (d4 16:00)
-  t04 agent-scheduled check (d3 09:00)      t12 offer the Reviewer declines (d1 16:00)
-  t05 prepare overnight (d3 21:30)          t13 NOOP IF the offer was declined (d6 12:00)
-  t06 present the prepared work (d4 09:00)  t14 set-up IF the offer was approved (d6 12:00)
-  t07 NOOP: already resolved (d4 14:00)     t15 delegation revoked for the Operator (d6 15:00)
-  t08 urgent task (d5 19:00; TA window)     t16 week wrap-up (dD 18:00)
+  t01 explicit request (d1 09:30)           t10 follow-up IF t01's change was executed (d6 10:00)
+  t02 latent need, joint change (d2 08:30)  t11 nudge IF t01's change was NOT executed (d4 16:00)
+  t03 event-triggered claim (d3 11:00)      t12 offer the Reviewer declines (d1 16:00)
+  t04 agent-scheduled check (d3 09:00)      t13 NOOP IF the offer was declined (d6 12:00)
+  t05 prepare overnight (d3 21:30; idle)    t14 set-up IF the offer was approved (d6 12:00)
+  t06 present the prepared work (d4 09:00)  t15 delegation revoked for the Operator (d6 15:00)
+  t07 NOOP: already resolved (d4 14:00)     t16 week wrap-up (dD 18:00)
+  t08 urgent task (W; TA window)            t17 outcome of t10 IF t10's change was executed (d7 10:00)
+  t09 competing task (W + 15-40 min)        t18 sleep-time job asked at 20:30 (idle; never on W)
+                                            t19 booking clash: cancel it the same day (10:30)
 
-The decision window is d5 19:00-22:00: t08 and t09 share a resource (GPU slots held by the user's
-own run until 23:30, or an AI-usage quota the user needs at 20:30, renewed at 03:00).
-``generate(seed)`` shifts most event times of each scenario by 0, 10 or 20 minutes, chosen from the
-seed and the scenario id (days, depths and omitted tasks come from the fills).
+Each scenario keeps its own mix (`fills/structure.py`): optional tasks left out (t04, t10, t11, t15:
+their events stay as distractors), whole blocks left out (t03; t05+t06; t12-t14; t16: tasks,
+events, records and catalog actions go), and the extras t17-t19 where the fill holds their words.
+The decision window W (3 h) has t08 and t09 share a resource (GPU slots held by the user's own run,
+or an AI-usage quota the user needs 90 minutes in, renewed at 03:00). Seed 0 is the built-in set;
+any other seed draws the structure afresh (see `build`).
 """
 
 from __future__ import annotations
@@ -54,6 +57,34 @@ class Item(BaseModel):
     title: str = Field(description="One-line title.")
     body: str = Field(default="", description="Full text.")
     fields: dict[str, Any] = Field(default_factory=dict, description="Structured attributes.")
+
+
+class Chain(BaseModel):
+    """t17: a second-level follow-up, reachable only after t10's change was made (A1 -> A10 -> A17)."""
+
+    model_config = ConfigDict(extra="forbid")
+    notice: str = Field(description="Notification on day 7 saying the follow-up's outcome arrived.")
+    item: Item = Field(description="The confirmation record the notice adds; saved to the plan.")
+    fact: str = Field(description="Must appear in what the agent presents (an amount, a code).")
+
+
+class Overnight(BaseModel):
+    """t18: a sleep-time job the user asks for in the evening (idle: credited only when done while they sleep)."""
+
+    model_config = ConfigDict(extra="forbid")
+    ask: str = Field(description="The user's evening message (20:30) asking for it to run overnight.")
+    job: Item = Field(description="The job record (on the scenario's resource).")
+    day: int = Field(ge=1, le=9, description="Day of the evening it is asked (never the decision-window day).")
+
+
+class Clash(BaseModel):
+    """t19: an event makes one of the user's bookings clash; the fix is cancelling it."""
+
+    model_config = ConfigDict(extra="forbid")
+    booking: Item = Field(description="The booking (a calendar record present from the start).")
+    notice: str = Field(description="Notification that creates the clash.")
+    day: int = Field(ge=1, le=10, description="Day of the notice (10:30); the cancellation is due at 21:00.")
+    fact: str = Field(description="What the message about it must say (the reason for cancelling).")
 
 
 class Fill(BaseModel):
@@ -125,6 +156,9 @@ class Fill(BaseModel):
     canonical_ids: bool = Field(default=False, description="Keep the skeleton's record ids (ITEM-1, JOB-2...) in the built-in set.")
     depths: dict[str, str] = Field(default_factory=dict, description="Task id -> 'RPO' depth letters overriding the skeleton.")
     omit: list[str] = Field(default_factory=list, description="Optional task ids left out (their events stay, as distractors).")
+    chain: Chain | None = Field(default=None, description="t17, when the scenario has a second-level follow-up.")
+    overnight: Overnight | None = Field(default=None, description="t18, when the scenario has a sleep-time job.")
+    clash: Clash | None = Field(default=None, description="t19, when the scenario has a booking clash.")
 
 
 def at(day: int, hhmm: str) -> datetime:
@@ -156,7 +190,8 @@ CLASSES = {
     "t06": "sending prepared material to other people", "t08": "compute jobs needed before my next deadline",
     "t09": "compute jobs that are not due before my next deadline", "t10": "follow-up forms for things already arranged",
     "t12": "new offers, upgrades and extras", "t14": "saving set-up details to my plans",
-    "t15": "small reorders of supplies",
+    "t15": "small reorders of supplies", "t17": "recording confirmed outcomes in my plans",
+    "t18": "overnight jobs I ask you to run while I sleep", "t19": "cancelling bookings that clash with something more important",
 }
 OPENING = {
     "reviewer": "I like to stay in control. Reading my records and keeping private notes is always fine.",
@@ -186,14 +221,26 @@ def short(title: str) -> str:
 
 WINDOWS = [(d, h) for d in (5, 4, 6) for h in ("19:00", "18:00", "20:00")]  # decision-window day and start
 GAPS = (20, 15, 30, 40)  # minutes from the urgent task's notice to the competing one's
-OPTIONAL = ("t04", "t10", "t11", "t15")
+OPTIONAL = ("t04", "t10", "t11", "t15")  # left out: the task goes, its event stays as a distractor
+BLOCKS = {  # left out: the whole block goes (tasks, events, records, catalog actions)
+    "t03": ({"t03"}, {"e03"}, {"FORM-1"}, {"A3"}),
+    "t05": ({"t05", "t06"}, {"e05", "e06"}, {"DOC-1"}, {"A5"}),
+    "t12": ({"t12", "t13", "t14"}, {"e12", "e13", "e14"}, {"OFFER-1", "SETUP-1"}, {"A12", "A14"}),
+    "t16": ({"t16"}, {"e17"}, set(), {"A16"}),
+}
 PREFIXES = {  # per canonical id: prefixes a scheme may use (none is a suffix of another: ids never nest)
     "ITEM": ("OPT", "ITM", "CHO", "PICK"), "MSG": ("MSG", "MAIL", "TXT", "CHAT"), "CAL": ("CAL", "EVT", "AGD", "SCH"),
     "FORM": ("FRM", "CLM", "APP", "REQ"), "CHK": ("CHK", "AVL", "SLT", "OPN"), "DOC": ("DOC", "DRF", "FIL", "PAP"),
     "RES": ("RES", "STM", "UPD", "LOG"), "JOB": ("JOB", "RUN", "TSK", "BAT"), "OFFER": ("OFR", "DEAL", "PRM", "ADD"),
     "REC": ("SUP", "STK", "INV", "LOW"), "SETUP": ("SET", "CFG", "REG", "ONB"), "SUM": ("SUM", "WRP", "RVW", "RCP"),
+    "CONF": ("CNF", "RCT", "ACK", "PAID"), "BKG": ("BKG", "APT", "RSV", "HLD"),
 }
-_CANON = re.compile(r"(?<![\w-])(ITEM|MSG|CAL|FORM|CHK|DOC|RES|JOB|OFFER|REC|SETUP|SUM)-(\d+)(?![\w-])")
+_CANON = re.compile(r"(?<![\w-])(ITEM|MSG|CAL|FORM|CHK|DOC|RES|JOB|OFFER|REC|SETUP|SUM|CONF|BKG)-(\d+)(?![\w-])")
+
+
+def _size(omit: list[str], *extras: object) -> int:
+    """How many tasks a scenario with these omissions and extra archetypes holds (16 in the skeleton)."""
+    return 16 - sum(len(BLOCKS[b][0]) if b in BLOCKS else 1 for b in omit) + sum(x is not None for x in extras)
 
 
 def id_scheme(rng: random.Random) -> dict[str, str]:
@@ -202,7 +249,7 @@ def id_scheme(rng: random.Random) -> dict[str, str]:
     prefix = {k: rng.choice(v) for k, v in PREFIXES.items()}
     numbers = rng.sample(range(100, 1000), 32)
     canon = ["ITEM-1", "ITEM-2", "ITEM-9", "MSG-1", "CAL-1", "FORM-1", "FORM-2", "CHK-1", "DOC-1", "RES-1", "JOB-1",
-             "JOB-2", "OFFER-1", "REC-15", "SETUP-1", "SUM-1"]
+             "JOB-2", "OFFER-1", "REC-15", "SETUP-1", "SUM-1", "JOB-3", "CONF-1", "BKG-1"]
     return {c: f"{prefix[c.split('-')[0]]}-{numbers[i]}" for i, c in enumerate(canon)}
 
 
@@ -218,15 +265,27 @@ def build(f: Fill, seed: int = 0, slot: int = 0) -> Scenario:
     decision-window day and hour, gap between the competing notices, record-id scheme, timings)."""
     rng = random.Random(seed_from("tempo", f.id, seed))
     jitter = rng.choice([0, 10, 20, 30, 40, 50])  # minutes; keeps scenarios from sharing exact clocks
+    chain, overnight, clash = f.chain, f.overnight, f.clash
     if seed == 0:
         D, omit = f.days, list(f.omit)
         wd, wh = f.window or WINDOWS[(slot * 4 + 1) % len(WINDOWS)]
         gap = f.gap or GAPS[slot % len(GAPS)]
     else:
         D = rng.randint(7, 10)
-        omit = sorted(rng.sample(OPTIONAL, rng.randint(0, 2)))
+        omit = sorted(rng.sample([*OPTIONAL, *BLOCKS], rng.randint(0, 4)))
         wd, wh = rng.choice(WINDOWS)
         gap = rng.choice(GAPS)
+        # the extra archetypes a fill can hold: each present or not, the sleep-time job on a drawn evening
+        chain = chain if rng.random() < 0.6 else None
+        clash = clash.model_copy(update={"day": rng.choice([2, 3, 4, 6])}) if clash and rng.random() < 0.6 else None
+        nights = [d for d in (2, 3, 4, 5, 6, 7) if d != wd and d < D]
+        overnight = overnight.model_copy(update={"day": rng.choice(nights)}) if overnight and rng.random() < 0.7 else None
+    if "t10" in omit:
+        chain = None  # t17 follows t10's change: without t10 nobody makes it, so it could never fire
+    while seed and _size(omit, chain, overnight, clash) < 10:  # the paper's scenarios hold 10-19 tasks
+        omit.pop()
+    if overnight and overnight.day == wd:  # that night the shared resource is taken by the window's two jobs
+        raise ValueError(f"fill {f.id}: the overnight job's evening must not be the decision-window day")
     scheme = None if (seed == 0 and f.canonical_ids) else id_scheme(rng)
     ws = at(wd, wh)
     def T(day: int, hhmm: str) -> datetime:
@@ -303,7 +362,6 @@ def build(f: Fill, seed: int = 0, slot: int = 0) -> Scenario:
         E(id="e16", at=T(6, "15:00"), kind="notification", text=f.rec15.title + ": " + f.rec15.body),
         E(id="e17", at=T(D, "18:00"), kind="user_message", text=f.wrap),
     ]
-    events.sort(key=lambda e: e.at)
 
     def task(tid: str, kind: str, depth: str, due: datetime, keys: list[str], *, trigger: str | None = None,
              at_: datetime | None = None, **kw: Any) -> Task:
@@ -348,13 +406,39 @@ def build(f: Fill, seed: int = 0, slot: int = 0) -> Scenario:
         task("t16", "wrapup", "SSS", T(D, "22:00"), ["SUM-1", "summary"], trigger="e17", action="A16", title="Week summary",
              output="message"),
     ]
-    bad = set(f.omit) - set(OPTIONAL)
+    if chain:  # A1 -> A10 -> A17: the outcome of the follow-up arrives on day 7
+        events.append(E(id="e18", at=T(7, "10:00"), kind="notification", text=chain.notice, when=Condition(executed=["A10"]),
+                        adds=[_rec("CONF-1", "document", chain.item)]))
+        actions.append(ActionSpec(id="A17", tool="save_to_collection", args={"item_id": "CONF-1", "collection": f.collection},
+                                  label=chain.item.title))
+        tasks.append(task("t17", "followup", "SEE", T(7, "20:00"), ["CONF-1", short(chain.item.title)], trigger="e18",
+                          action="A17", title=chain.item.title, evidence=["CONF-1"], include=[chain.fact]))
+    if overnight:  # sleep-time compute: asked at 20:30, worth something only if it runs while the user sleeps
+        n = overnight.day
+        records.append(_rec("JOB-3", "job", overnight.job, resource=rid, amount=1 if gpu else 4, hours=4 if gpu else 0))
+        events.append(E(id="e19", at=T(n, "20:30"), kind="user_message", text=overnight.ask))
+        actions.append(ActionSpec(id="A18", tool="run_job", args={"job_id": "JOB-3"}, label=overnight.job.title))
+        tasks.append(task("t18", "overnight", "SEE", at(n + 1, "12:00"), ["JOB-3", short(overnight.job.title)], trigger="e19",
+                          action="A18", title=overnight.job.title, evidence=["JOB-3"], idle=True))
+    if clash:  # an event makes a booking clash: the fix is cancelling it the same day
+        records.append(_rec("BKG-1", "calendar", clash.booking))
+        events.append(E(id="e20", at=T(clash.day, "10:30"), kind="notification", text=clash.notice))
+        actions.append(ActionSpec(id="A19", tool="cancel", args={"record_id": "BKG-1"}, label=clash.booking.title))
+        tasks.append(task("t19", "conflict", "SSE", T(clash.day, "21:00"), ["BKG-1", short(clash.booking.title)],
+                          trigger="e20", action="A19", title=f"Cancel: {clash.booking.title}", evidence=["BKG-1"],
+                          include=[clash.fact]))
+    events.sort(key=lambda e: e.at)
+    bad = set(f.omit) - set(OPTIONAL) - set(BLOCKS)
     if bad:
-        raise ValueError(f"fill {f.id}: only {sorted(OPTIONAL)} may be omitted, not {sorted(bad)}")
+        raise ValueError(f"fill {f.id}: only {sorted([*OPTIONAL, *BLOCKS])} may be omitted, not {sorted(bad)}")
     for t in tasks:
         if t.id in f.depths:
             t.depth = depths(f.depths[t.id])
-    tasks = [t for t in tasks if t.id not in omit]
+    gone_t, gone_e, gone_r, gone_a = (set().union(*(BLOCKS[b][i] for b in omit if b in BLOCKS)) for i in range(4))
+    tasks = [t for t in tasks if t.id not in omit and t.id not in gone_t]
+    events = [e for e in events if e.id not in gone_e]
+    records = [r for r in records if r.id not in gone_r]
+    actions = [a for a in actions if a.id not in gone_a]
     scenario = Scenario(
         id=f.id, domain=f.domain, title=f.title, user=f.user, goal=f.goal, start=START, days=D,
         availability=Availability(busy=[Interval(start=T(2, "13:00"), end=T(2, "15:00"), label="focus block"),

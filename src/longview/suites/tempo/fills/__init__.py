@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from longview.suites.tempo.build import Fill
 from longview.suites.tempo.fills import everyday, work
+from longview.suites.tempo.fills.structure import STRUCTURE
 
 
 def all_fills() -> list[Fill]:
-    return [Fill.model_validate(d) for d in [*work.FILLS, *everyday.FILLS]]
+    return [Fill.model_validate({**d, **STRUCTURE.get(d["id"], {})}) for d in [*work.FILLS, *everyday.FILLS]]
