@@ -134,3 +134,27 @@ def test_only_specific_literals_link_an_intent_to_a_check(tmp_path):
     assert ev.completed(["I1"], both) == {"I1": True}
     assert ev.completed(["I1"], none) == {"I1": False}
     assert ev.completed(["I1"], []) == {"I1": False}
+
+
+def test_ceiling_not_found_is_not_judged(tmp_path):
+    """A key the one-call-per-tool search cannot reach (here: two texts to two numbers) means no
+    ceiling was found: the ceiling makes no calls there and nothing of the session is judged for it,
+    so its shown numbers are never the search's limits."""
+    import shutil
+
+    rel = tmp_path / "rel"
+    shutil.copytree(RELEASE, rel)
+    (rel / "data/law_trainee/scripts/law_trainee_task_020_5.py").write_text(
+        "def score(h):\n"
+        "    nums = {str((i.get('call') or {}).get('phone_number')) for i in h or []\n"
+        "            if str(i.get('tool_name', '')).endswith('phone__send_text_message')}\n"
+        "    return {'texted_both': int({'2873148336', '5551234567'} <= nums)}\n")
+    suite = IntentsSuite()
+    ds = suite.load_dataset(f"pibench:{rel}", None)
+    res = run_cells(suite, ds, ["ref:oracle"], ["default"], tmp_path / "run")
+    cell = json.loads(res[0])
+    s = cell["sessions"][0]
+    assert all(c["met"] is None and c["reason"].startswith("no ceiling found") for c in s["criteria"].values())
+    assert not any(i["judged"] for i in s["intents"].values())
+    row = suite.score(res, ds, IntentsOptions(), 0).rows[0]
+    assert row.coverage["comp"].judged == 0 and row.metrics["comp"] is None

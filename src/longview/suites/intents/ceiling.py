@@ -11,13 +11,18 @@ it makes those calls for real and reports in one line.
 
 It is scored only on what it can be scored on: the rule-script criteria and the intents those keys
 test (the runner marks everything else not judged for it). Tasks without a rule script get no
-calls: the ceiling there comes from built-in data.
+calls: the ceiling there comes from built-in data. A ceiling is also *not found* when the searched
+plan, on its rehearsal, leaves a rule key unmet or a key-tested intent not completed (a key that
+needs several calls of one tool, or two arguments right at once, is beyond this search): the
+ceiling then makes no calls and the session is not judged for it, with the reason — a bound it did
+not reach would be shown as a ceiling.
 """
 
 from __future__ import annotations
 
 import json
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +30,7 @@ from longview.domains.apps import AppsState, AppsToolkit
 from longview.kernel.agent import AssistantTurn, Observation, ToolCall
 from longview.suites.intents.dataset import IntentsDataset
 from longview.suites.intents.evidence import CallRecord
-from longview.suites.intents.rule_evidence import script_strings
+from longview.suites.intents.rule_evidence import RuleEvidence, script_strings
 from longview.suites.intents.rules import RuleScriptError, declared_names, histories, run_script
 from longview.suites.intents.schema import Session
 
@@ -135,6 +140,61 @@ def search_plan(session: Session, schemas: list[dict[str, Any]]) -> Plan:
     return plan
 
 
+@dataclass
+class CeilingPlan:
+    """The searched plan and what its rehearsal reaches (rule keys met, key-tested intents completed)."""
+
+    plan: Plan = field(default_factory=list)
+    keys: int = 0
+    met: int = 0
+    intents: list[str] = field(default_factory=list)  # the intents a rule key tests
+    completed: list[str] = field(default_factory=list)
+
+    @property
+    def found(self) -> bool:
+        return bool(self.plan) and self.keys > 0 and self.met == self.keys and self.completed == self.intents
+
+    def why_not(self) -> str:
+        if not self.plan:
+            return "no ceiling found: the task declares no tool the search can call"
+        return (f"no ceiling found: the rule-guided search's rehearsal meets {self.met} of {self.keys} rule keys "
+                f"and completes {len(self.completed)} of {len(self.intents)} key-tested intents")
+
+
+_FOUND: dict[tuple[str, str, str], CeilingPlan] = {}
+
+
+def ceiling_plan(session: Session, schemas: list[dict[str, Any]]) -> CeilingPlan:
+    """:func:`search_plan` with what its rehearsal reaches; cached per (session, script, offered tools)
+    because the runner asks before the session and the agent at its first step."""
+    names = json.dumps(sorted(str(s.get("function", s).get("name")) for s in schemas))
+    key = (session.id, session.rule_script or "", names)
+    if key not in _FOUND:
+        _FOUND[key] = _reach(session, search_plan(session, schemas))
+    return _FOUND[key]
+
+
+def _reach(session: Session, plan: Plan) -> CeilingPlan:
+    if not plan or not session.rule_script:
+        return CeilingPlan(plan=plan)
+    apps = sorted({t.split("__")[0] for t, _ in plan})
+    calls = rehearse(plan, apps)
+    allowed, prefix = declared_names(session.rule_tools), session.tool_prefix
+    try:
+        keys, results = run_script(Path(session.rule_script), json.loads(json.dumps(
+            histories(calls, allowed, prefix, "fixed"), default=str)))
+    except RuleScriptError:
+        return CeilingPlan(plan=plan)
+    met = {str(k) for r in results for k, v in r.items() if v in (1, True)}
+    ev = RuleEvidence(Path(session.rule_script), session.request,
+                      {i.id: i.content for i in session.hidden_intents if not i.initially_provided},
+                      allowed, prefix, "fixed")
+    tested = [i for i in ev.literals if ev.testable(i)]
+    done = ev.completed(tested, calls)
+    return CeilingPlan(plan=plan, keys=len(keys), met=len(met & {str(k) for k in keys}), intents=tested,
+                       completed=[i for i in tested if done.get(i)])
+
+
 def _score(plans: list[Plan], session: Session, allowed: set[str], prefix: str, apps: list[str]) -> list[int]:
     hs = [histories(rehearse(p, apps), allowed, prefix, "fixed")[0] for p in plans]
     try:
@@ -163,7 +223,9 @@ class RuleCeiling:
         if session is None:
             return AssistantTurn(text="Done.")
         if self._sid != session.id:
-            self._sid, self.plan, self.step, self.runner = session.id, search_plan(session, obs.tools), 0, _Runner()
+            found = ceiling_plan(session, obs.tools)
+            # a plan that does not reach every key on rehearsal is no ceiling: make no calls there
+            self._sid, self.plan, self.step, self.runner = session.id, found.plan if found.found else [], 0, _Runner()
             self.pending: dict[str, str] = {}
         for m in reversed(obs.messages):
             if m.role != "tool":

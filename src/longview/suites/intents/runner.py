@@ -18,7 +18,7 @@ from longview.kernel.errors import CellAborted
 from longview.kernel.session import UserTurn, run_session
 from longview.memory.base import Memory
 from longview.memory.simple import NoMemory
-from longview.suites.intents.ceiling import is_ceiling
+from longview.suites.intents.ceiling import ceiling_plan, is_ceiling
 from longview.suites.intents.dataset import IntentsDataset
 from longview.suites.intents.judges import IntentJudges, RubricJudge, Verdicts, rubric_payload
 from longview.suites.intents.memory import FileMemory
@@ -175,6 +175,10 @@ async def run_episode(ctx: CellContext, ds: IntentsDataset, comps: Components, *
                     trace=trace, max_turns=ctx.max_turns * (TOOL_STEPS_PER_REPLY + 1), clock=clock)
             rec = user.record("turn_cap" if capped.hit else outcome.termination.value)
             await add_judged_criteria(rec, session, user, comps, ep, rule_only=rule_only)
+            if rule_only and session.rule_script:
+                found = ceiling_plan(session, tools.schemas())
+                if not found.found:
+                    not_judged_for_ceiling(rec, found.why_not())
             # the rubric judge's input stays in the cell's result only (the trace has the session already)
             trace.emit("session_record", record=rec.model_dump(mode="json", exclude={"rubric_input"}))
         finally:
@@ -183,6 +187,16 @@ async def run_episode(ctx: CellContext, ds: IntentsDataset, comps: Components, *
         memory.observe(session.id, outcome.messages, when=clock.now().isoformat(timespec="minutes"))
         clock.advance(timedelta(days=1))
     return record
+
+
+def not_judged_for_ceiling(rec: SessionRecord, why: str) -> None:
+    """A session where the rule-guided ceiling was not found (it made no calls): nothing of it is
+    judged for the ceiling — its zeros would be the search's limits, not the task's bound."""
+    for i in rec.intents.values():
+        i.judged = False
+    for c in rec.criteria.values():
+        c.met, c.by, c.reason = None, "not judged", why
+    rec.rule_errors = []
 
 
 def session_tags(session: Session) -> dict[str, str]:

@@ -154,7 +154,8 @@ def scorecard_notes(sc: Scorecard) -> list[str]:
     if sc.dataset.name.startswith("pibench:") and sc.row("ref:oracle", "default") is not None:
         notes.append("ref:oracle on imported tasks is the rule-guided ceiling: it makes the calls the task's rule "
                      "script rewards (searched offline) and is scored only on rule criteria and the intents they "
-                     "test; tasks without a rule script have no ceiling here (built-in data bounds them).")
+                     "test; tasks without a rule script, and tasks whose rule keys its search does not all reach on "
+                     "rehearsal ('no ceiling found'), have no ceiling here (built-in data bounds them).")
     partial = [k for k in ("proc", "comp") if any(
         (c := r.coverage.get(k)) is not None and (c.judged < c.total or c.units_covered < c.units_total)
         for r in sc.rows)]
