@@ -17,7 +17,7 @@ from pathlib import Path
 from longview.harness import registry
 from longview.harness.plan import load_dataset, suite_options
 from longview.harness.roles import Roles
-from longview.harness.runstore import CELLS, MARKER, RunStore, atomic_write, config_hash, safe_name
+from longview.harness.runstore import CELLS, MARKER, RunStore, atomic_write, config_hash, read_run_file, safe_name
 from longview.harness.scorecard import Scorecard
 from longview.kernel.errors import ConfigError
 from longview.kernel.models import GenParams, aclose_all
@@ -61,7 +61,8 @@ async def arescore(run: Path, role_models: dict[str, str], *, out: Path | None =
 
     async def one(folder: str, text: str) -> None:
         async with gate:
-            new = await suite.rejudge(text, dataset, options, roles)
+            new = await suite.rejudge(text, dataset, options, roles,
+                                      lambda name: read_run_file(run / CELLS / folder / name, run, f"<cell {folder}>"))
         atomic_write(target / CELLS / folder / MARKER, new)
 
     tasks = [asyncio.ensure_future(one(f, t)) for f, t in finished]
@@ -77,17 +78,20 @@ async def arescore(run: Path, role_models: dict[str, str], *, out: Path | None =
         shutil.rmtree(target, ignore_errors=True)  # nothing half-written: the copy is ours, made above
         raise
     names = suite.component_names(suite.components(roles, options))
-    replaced = {c: names.get(c, m) for r, m in role_models.items() for c in suite.rejudged_components.get(r, (r,))}
+    replaced = [c for r in role_models for c in suite.rejudged_components.get(r, (r,))]
+    gone = {c for c in replaced if c not in names}  # a part no judge given plays now (tempo's second judge)
     config = dict(manifest.config)
-    config["models"] = {**config.get("models", {}), **role_models}
+    config["models"] = {k: m for k, m in {**config.get("models", {}), **role_models}.items()
+                        if k in role_models or k not in gone}
     config["rescored"] = {
         "from": str(run.resolve()), "roles": role_models, "config_hash": manifest.config_hash,
         "components_before": {c: manifest.components.get(c) for c in replaced},
         "at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
+    components = {**manifest.components, **{c: names[c] for c in replaced if c in names}}
     new = manifest.model_copy(update={
         "config": config, "config_hash": config_hash(config),
-        "components": {**manifest.components, **replaced},
+        "components": {c: v for c, v in components.items() if c not in gone},
         "usage": add_summaries(manifest.usage, roles.ledger.summary().model_dump()),
     })
     store = RunStore(target)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
@@ -214,10 +214,13 @@ class Suite(ABC, Generic[DatasetT, OptionsT, ResultT]):
     the component named as the role); a suite whose role also played parts that are not judged again
     names only the part that is."""
 
-    async def rejudge(self, result: str, dataset: DatasetT, options: OptionsT, roles: Roles) -> str:
+    async def rejudge(self, result: str, dataset: DatasetT, options: OptionsT, roles: Roles,
+                      read: Callable[[str], str]) -> str:
         """A finished cell's result JSON with the judgments of ``rejudged_roles`` made again by
-        ``roles``' components from what the result stored; the agent is never called. Suites that
-        declare ``rejudged_roles`` implement it."""
+        ``roles``' components from what the cell stored; the agent is never called. ``read(name)``
+        is the text of another file of the cell's folder in the original run (through
+        ``runstore.read_run_file``: a missing or foreign file is one RunFolderError naming it).
+        Suites that declare ``rejudged_roles`` implement it."""
         raise NotImplementedError(f"suite {self.name} cannot rescore")
 
 

@@ -142,7 +142,7 @@ class IntentsSuite(Suite):
     rejudged_roles = ("judge",)
     rejudged_components = {"judge": ("rubric",)}  # the intent judges steered the user: only the rubric is judged again
 
-    async def rejudge(self, result: str, dataset: Any, options: BaseModel, roles: Roles) -> str:
+    async def rejudge(self, result: str, dataset: Any, options: BaseModel, roles: Roles, read: Any = None) -> str:
         """The rubric items (COMP's judged part) of every session judged again by the judge role from
         the stored rubric input; PROC and the intents' statuses stay as the in-session judges made them."""
         import asyncio

@@ -169,7 +169,7 @@ class PrefsSuite(Suite):
 
     rejudged_roles = ("judge",)
 
-    async def rejudge(self, result: str, dataset, options: BaseModel, roles: Roles) -> str:
+    async def rejudge(self, result: str, dataset, options: BaseModel, roles: Roles, read: Any = None) -> str:
         """BRS of every final probe judged again by the judge role, from the stored judge input."""
         import asyncio
 

@@ -25,6 +25,7 @@ from longview.kernel.stats import macro_mean
 from longview.suites.tempo import dataset as ds
 from longview.suites.tempo.agents import ReferenceAgent
 from longview.suites.tempo.agreement import judge_agreement
+from longview.suites.tempo.rejudge import judge_clients, judging_components, run_file
 from longview.suites.tempo.report_hooks import PROFILE
 from longview.suites.tempo.results import RunRecord, TempoCellResult
 from longview.suites.tempo.runner import ScenarioRun
@@ -137,8 +138,7 @@ class TempoSuite(Suite):
         scenario, persona = ctx.dataset.unit(ctx.cell.unit)  # type: ignore[attr-defined]
         repeats = getattr(ctx.options, "repeats", 1)
         comps = ctx.components or {}
-        judge_models = [m for m in (comps.get("judge_model"), comps.get("judge2_model")) if m]
-        judges = ["embedded:rules", "embedded:trust-sim"] + [f"llm:{m}" for m in judge_models]
+        judges = judging_components([m for m in (comps.get("judge_model"), comps.get("judge2_model")) if m])
         base = TempoCellResult(status="complete", agent=ctx.cell.agent, variant=ctx.cell.variant, unit=ctx.cell.unit,
                                trial=ctx.cell.trial, scenario=scenario.id, persona=persona, judges=judges)
         wording = None
@@ -167,14 +167,13 @@ class TempoSuite(Suite):
             world = await run.run()
         s = score_run(scenario, persona, world)
         judged = None
-        clients = [(ctx.roles.client(role), ctx.roles.params(role)) for role in ("judge", "judge2") if ctx.roles.model(role)]
-        if clients:
+        if clients := judge_clients(ctx.roles):
             from longview.suites.tempo.judge import judge_run
 
-            judged = await judge_run([(c, p) for c, p in clients if c is not None], scenario, persona, world, s)
+            judged = await judge_run(clients, scenario, persona, world, s)
         rec = RunRecord(repeat=r, score=s, trust=world.trust.history, activations=len(run.activations),
                         conflicts=conflicts(scenario, world), judge=judged)
-        (ctx.folder / f"{prefix}run.json").write_text(redact(json.dumps({
+        (ctx.folder / run_file(r, repeats)).write_text(redact(json.dumps({
             "scenario": scenario.id, "persona": persona, "agent": ctx.cell.agent, "days": scenario.days,
             "start": scenario.start.isoformat(), "availability": scenario.availability.model_dump(mode="json"),
             "activations": [a.model_dump(mode="json") for a in run.activations],
@@ -183,6 +182,15 @@ class TempoSuite(Suite):
             "conflicts": rec.conflicts,
         }, ensure_ascii=False, indent=1)), encoding="utf-8")  # the world log holds the model's texts
         return rec
+
+    rejudged_roles = ("judge", "judge2")
+    rejudged_components = {"judge": ("judge", "judge2"), "judge2": ("judge2",)}  # the judges given replace all
+
+    async def rejudge(self, result: str, dataset: Any, options: BaseModel, roles: Roles, read: Any = None) -> str:
+        """TC semantics/completion, TA and TR-J judged again from each run's kept world (rejudge.py)."""
+        from longview.suites.tempo.rejudge import rejudge_cell
+
+        return await rejudge_cell(result, dataset, getattr(options, "repeats", 1), roles, read)
 
     def _fresh(self, ctx: CellContext, scenario: Any, persona: str, r: int) -> Agent:
         if ctx.cell.agent.startswith("ref:"):
