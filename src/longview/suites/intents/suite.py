@@ -154,8 +154,11 @@ class IntentsSuite(Suite):
             raise ConfigError("rescore of intents needs a judge model (--judge-model)")
         rubric = RubricJudge(LLMJudge(client, roles.params("judge"), RUBRIC_PROMPT, Decisions, "judge"))
         cell = CellRecord.model_validate_json(result)
-        if cell.status != "complete" or cell.not_run or is_ceiling(cell.agent, dataset):
-            return result  # nothing judged (aborted, not run) or scored on rule criteria only (the ceiling)
+        if cell.status != "complete" or cell.not_run:
+            return result  # no session ran
+        cell.rubric = rubric.name  # as a run with this judge names it, the ceiling's cells too
+        if is_ceiling(cell.agent, dataset):
+            return cell.model_dump_json(indent=1)  # scored on rule criteria only: no rubric item to judge
         sessions = {s.id: s for s in cast(IntentsDataset, dataset).episode(cell.unit).sessions}
         todo = [(rec, sessions[rec.session_id]) for rec in cell.sessions
                 if any(c.check is None for c in sessions[rec.session_id].checklist)]
@@ -167,7 +170,6 @@ class IntentsSuite(Suite):
             apply_rubric_verdicts(rec, session, await rubric.ask(rec.rubric_input.payload), rubric.name)
 
         await asyncio.gather(*(one(r, s) for r, s in todo))
-        cell.rubric = rubric.name
         return cell.model_dump_json(indent=1)
 
     def sessions(self, cell: Cell, dataset: Any, options: BaseModel) -> int:
