@@ -14,6 +14,7 @@ from rich.table import Table
 
 import longview.cli as cli
 import longview.report.commands as report_commands
+from longview.cli import listing, printing, run, show
 from longview.harness.terminal.fit import fit
 
 runner = CliRunner()
@@ -25,8 +26,8 @@ def narrow(monkeypatch) -> io.StringIO:
     """The commands' console, as a terminal 80 columns wide."""
     buf = io.StringIO()
     console = Console(file=buf, width=WIDTH, force_terminal=False, color_system=None)
-    monkeypatch.setattr(cli, "console", console)
-    monkeypatch.setattr(report_commands, "console", console)
+    for module in (run, show, listing, printing, report_commands):
+        monkeypatch.setattr(module, "console", console)
     return buf
 
 
