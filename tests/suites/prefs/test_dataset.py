@@ -15,8 +15,6 @@ def test_users_matrices_and_timeline(ds):
     for ud in ds.users:
         u = ud.user
         assert qc_matrix(u.matrix) == []
-        diff = sum(u.matrix["work"][a] != u.matrix["personal"][a] for a in tax.ids)
-        assert diff / 14 >= 0.30
         assert len(ud.sessions) == 99 and sum(s.kind == "change" for s in ud.sessions) == 5
         assert len(ud.final_probes) == 28 and len(ud.pre_probes) == 5
         days = [s.day for s in ud.sessions]
@@ -27,15 +25,32 @@ def test_users_matrices_and_timeline(ds):
             assert u.target(ev.context, ev.attribute, ud.final_probes[0].day) == ev.new
 
 
+def test_differing_pairs_are_the_papers_18(ds):
+    """MemPABench §3.2: 18 of 56 user-attribute pairs differ between work and personal life; the CS
+    denominator (App. F.3: 216 pair instances = 18 x 4 backbones x 3 repeats) is the same 18 at the
+    final probes, so the change events keep the count."""
+    from longview.suites.prefs.dataset import diff_pairs, final_matrix
+
+    assert [diff_pairs(u.user.matrix) for u in ds.users] == [5, 4, 5, 4]
+    assert sum(diff_pairs(final_matrix(u.user.matrix, u.user.changes)) for u in ds.users) == 18
+    assert all(qc_matrix(u.user.matrix, 5) != [] for u in ds.users[1::2])  # the count is checked exactly
+    assert run_qc(ds.model_copy(update={"users": ds.users[:1]})).differing_pairs == 5
+
+
 def test_profile_does_not_give_settings_away(ds):
+    """The profile is drawn independently of the matrix, so predicting the settings from the real
+    profiles is no better than from profiles drawn for other seeds (a null distribution of 40)."""
+    from longview.suites.prefs.dataset import make_profile
+
     acc, chance = profile_prediction(ds)
     assert abs(acc - chance) <= 0.10
-    blind = ds.model_copy(deep=True)
-    for ud in blind.users:
-        ud.user.profile.occupation = ud.user.profile.household = ""
-        ud.user.profile.pastimes, ud.user.profile.people = [], []
-    acc_blind, _ = profile_prediction(blind)
-    assert acc - acc_blind <= 0.05  # the profile adds nothing over knowing nothing
+    null = []
+    for k in range(40):
+        other = ds.model_copy(deep=True)
+        for i, ud in enumerate(other.users):
+            ud.user.profile = make_profile(i, 1000 + k)
+        null.append(profile_prediction(other)[0])
+    assert sum(x >= acc for x in null) / len(null) >= 0.05  # the real profiles are not an outlier
 
 
 def test_qc_every_setting_enactable_and_observable():

@@ -38,7 +38,7 @@ def test_reference_agents_and_memories_order(tmp_path):
     assert rec["carry_over"] > ctx["carry_over"] and rec["pet"] > hab["pet"] and ctx["cs"] > rec["cs"]
     r = {v: m[("ref:reader", v)]["psa"] for v in ("none", "rag", "file", "oracle")}
     # simple RAG over raw messages does not beat No Memory (the paper's finding; the unit is the paper's)
-    assert r["none"] <= r["rag"] < r["file"] < r["oracle"]
+    assert r["none"] <= r["rag"] < r["file"] <= r["oracle"]
     assert all(row.extra["leakage"]["leaks"] == 0 and row.extra["leakage"]["messages"] > 100 for row in sc.rows)
     assert sc.rows[0].extra["counts"]["capability_failures"] == 0
     # memoryless agents do not carry over (errors without evidence are errors), and CS + carry-over
@@ -65,8 +65,9 @@ def test_model_using_memory_gains_from_file_memory(tmp_path):
     psa = {r.variant: r.metrics["psa"] for r in sc.rows}
     assert psa["file"] > psa["none"]
     # golden; 21/33 -> 24/33 (issue 23): a reply that shows no setting (the mock's plain answer on tone)
-    # now gets a neutral close, not a correction
-    assert psa == {"none": 12 / 33, "file": 24 / 33}
+    # now gets a neutral close, not a correction; then none 12 -> 15, file 24 -> 22 (issue 23): the
+    # built-in matrices have the paper's 18 differing pairs (user_a: 5, was 7), a new draw of targets
+    assert psa == {"none": 15 / 33, "file": 22 / 33}
 
 
 def test_traces_written_per_session(tmp_path):

@@ -21,13 +21,14 @@ def generate(seed: Annotated[int, typer.Option(help="Generator seed (7 = the bui
              out: Annotated[Path | None, typer.Option(help="Write the dataset JSON here.")] = None,
              qc: Annotated[bool, typer.Option("--qc/--no-qc", help="Run the construction checks.")] = True) -> None:
     """Rebuild users, worlds and sessions deterministically from a seed; run QC."""
+    from longview.suites.prefs.dataset import diff_pairs
     from longview.suites.prefs.dataset import generate as gen
     from longview.suites.prefs.qc import run_qc
 
     ds = gen(seed, users, name=str(out) if out else "builtin")
     typer.echo(f"seed {seed}: {len(ds.users)} users, sha256 {ds.sha256[:16]}")
     for u in ds.users:
-        diff = sum(u.user.matrix["work"][a] != u.user.matrix["personal"][a] for a in u.user.matrix["work"])
+        diff = diff_pairs(u.user.matrix)
         typer.echo(f"  {u.user.id}: {len(u.sessions)} sessions, {len(u.final_probes)} final + {len(u.pre_probes)} "
                    f"pre-event probes, {diff}/14 pairs differ, changes: "
                    + ", ".join(f"{c.context}/{c.attribute} {c.old}->{c.new}" for c in u.user.changes))

@@ -1,8 +1,8 @@
 """Users, their preference matrices and change events, their worlds and timelines: the built-in
 dataset is produced by :func:`generate` from a seed, deterministically, and checked by QC.
 
-Per user: a 2 x 14 matrix (work / personal), at least 30% of attribute pairs differing across
-contexts; a profile drawn independently of the matrix (so it cannot give settings away); five change
+Per user: a 2 x 14 matrix (work / personal) with a fixed number of attribute pairs differing across
+contexts (5, 4, 5, 4 for users a-d: the paper's 18 of 56, at the start and at the final probes); a profile drawn independently of the matrix (so it cannot give settings away); five change
 events on distinct cells; three accumulation sessions per cell before its change (if any) and two
 after it; a change-event session replaying a fixed transcript; 28 final probes and one pre-event
 probe per changed cell.
@@ -27,7 +27,10 @@ from longview.suites.prefs.world import PrefsWorld, Record
 START = date(2026, 1, 5)
 DAYS = 120  # ~4 simulated months
 N_CHANGES = 5
-MIN_DIFF_SHARE = 0.30
+# Differing work/personal pairs per user, by user index (cycled): 18 over 4 users, the paper's count
+# (§3.2: 18 of 56 pairs; App. F.3: 18 pairs x 4 backbones x 3 repeats = 216 pair instances).
+DIFF_PAIRS = (5, 4, 5, 4)
+MAX_HABIT_SHARE = 0.55
 BUILTIN_SEED = 7
 
 
@@ -112,62 +115,83 @@ PASTIMES = ["climbing", "board games", "baking", "choir", "allotment gardening",
 PEOPLE = ["manager", "sister", "neighbour", "oldest friend", "mother", "team", "cousin", "landlord"]
 
 
-def _matrix(rng: random.Random) -> dict[str, dict[str, str]]:
+def diff_pairs(m: dict[str, dict[str, str]]) -> int:
+    """How many attributes have different work and personal settings in ``m``."""
+    return sum(m["work"][a] != m["personal"][a] for a in m["work"])
+
+
+def final_matrix(m: dict[str, dict[str, str]], changes: list[ChangeEvent]) -> dict[str, dict[str, str]]:
+    """The matrix after every change event (what the final probes test)."""
+    out = {c: dict(row) for c, row in m.items()}
+    for ev in changes:
+        out[ev.context][ev.attribute] = ev.new
+    return out
+
+
+def _matrix(rng: random.Random, n_diff: int) -> dict[str, dict[str, str]]:
     tax = taxonomy()
     while True:
         work = {a.id: rng.choice(a.setting_ids) for a in tax.attributes}
-        personal = {}
-        for a in tax.attributes:
-            if rng.random() < 0.42:
-                personal[a.id] = rng.choice([s for s in a.setting_ids if s != work[a.id]])
-            else:
-                personal[a.id] = work[a.id]
+        differ = set(rng.sample(tax.ids, n_diff))
+        personal = {a.id: rng.choice([s for s in a.setting_ids if s != work[a.id]]) if a.id in differ else work[a.id]
+                    for a in tax.attributes}
         m = {"work": work, "personal": personal}
-        if qc_matrix(m) == []:
+        if qc_matrix(m, n_diff) == []:
             return m
 
 
-def qc_matrix(m: dict[str, dict[str, str]]) -> list[str]:
-    """Problems with a matrix: too few differing pairs, or too close to the habits."""
+def qc_matrix(m: dict[str, dict[str, str]], n_diff: int | None = None) -> list[str]:
+    """Problems with a matrix: not the wanted number of differing pairs (None: at least 4, the
+    paper's lowest share), or too close to the habits."""
     tax = taxonomy()
     problems = []
-    diff = sum(m["work"][a] != m["personal"][a] for a in tax.ids) / len(tax.ids)
-    if diff < MIN_DIFF_SHARE:
-        problems.append(f"only {diff:.0%} of pairs differ")
+    diff = diff_pairs(m)
+    if n_diff is not None and diff != n_diff:
+        problems.append(f"{diff} pairs differ, expected {n_diff}")
+    elif n_diff is None and diff < min(DIFF_PAIRS):
+        problems.append(f"only {diff} pairs differ (at least {min(DIFF_PAIRS)})")
     habit = sum(m[c][a.id] == a.habit for c in CONTEXTS for a in tax.attributes) / (2 * len(tax.ids))
-    if habit > 0.55:
-        problems.append(f"habit agreement {habit:.0%} > 55%")
+    if habit > MAX_HABIT_SHARE:
+        problems.append(f"habit agreement {habit:.0%} > {MAX_HABIT_SHARE:.0%}")
     return problems
 
 
 def _changes(rng: random.Random, m, uid: str) -> list[ChangeEvent]:
+    """Five changes on cells of five distinct attributes, drawn again until the number of differing
+    pairs at the final probes equals the number at the start (the paper's 18 holds for both)."""
     tax = taxonomy()
-    cells = rng.sample([(c, a) for c in CONTEXTS for a in tax.ids], 28)
-    chosen, attrs = [], set()
-    for c, a in cells:
-        if a in attrs:
-            continue
-        attrs.add(a)
-        chosen.append((c, a))
-        if len(chosen) == N_CHANGES:
-            break
-    days = sorted(rng.sample(range(72, 98), N_CHANGES))
-    out = []
-    for (c, a), d in zip(chosen, days, strict=True):
-        old = m[c][a]
-        new = rng.choice([s for s in tax.attribute(a).setting_ids if s != old])
-        out.append(ChangeEvent(context=c, attribute=a, old=old, new=new, day=date_of(d), sid=""))
-    return out
+    while True:
+        cells = rng.sample([(c, a) for c in CONTEXTS for a in tax.ids], 28)
+        chosen, attrs = [], set()
+        for c, a in cells:
+            if a in attrs:
+                continue
+            attrs.add(a)
+            chosen.append((c, a))
+            if len(chosen) == N_CHANGES:
+                break
+        days = sorted(rng.sample(range(72, 98), N_CHANGES))
+        out = []
+        for (c, a), d in zip(chosen, days, strict=True):
+            old = m[c][a]
+            new = rng.choice([s for s in tax.attribute(a).setting_ids if s != old])
+            out.append(ChangeEvent(context=c, attribute=a, old=old, new=new, day=date_of(d), sid=""))
+        if diff_pairs(final_matrix(m, out)) == diff_pairs(m):
+            return out
+
+
+def make_profile(i: int, seed: int) -> Profile:
+    """User ``i``'s profile, from a random stream independent of the matrix stream."""
+    rng = random.Random(seed_from(seed, f"user_{chr(ord('a') + i)}", "profile"))
+    return Profile(name=NAMES[(i + seed) % len(NAMES)], occupation=rng.choice(OCCUPATIONS),
+                   household=rng.choice(HOUSEHOLDS), pastimes=rng.sample(PASTIMES, 2), people=rng.sample(PEOPLE, 3))
 
 
 def _user(i: int, seed: int) -> UserData:
     uid = f"user_{chr(ord('a') + i)}"
-    prof_rng = random.Random(seed_from(seed, uid, "profile"))  # independent of the matrix stream
     rng = random.Random(seed_from(seed, uid, "matrix"))
-    profile = Profile(name=NAMES[(i + seed) % len(NAMES)], occupation=prof_rng.choice(OCCUPATIONS),
-                      household=prof_rng.choice(HOUSEHOLDS), pastimes=prof_rng.sample(PASTIMES, 2),
-                      people=prof_rng.sample(PEOPLE, 3))
-    matrix = _matrix(rng)
+    profile = make_profile(i, seed)
+    matrix = _matrix(rng, DIFF_PAIRS[i % len(DIFF_PAIRS)])
     changes = _changes(rng, matrix, uid)
     user = User(id=uid, profile=profile, matrix=matrix, changes=changes,
                 states_rule=rng.choice([0.5, 0.7, 0.9]), lenience=rng.choice([0, 1]))

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from longview.suites.prefs.agents import ScriptedPA
 from longview.suites.prefs.checks import brs, observe
-from longview.suites.prefs.dataset import PrefsDataset, UserData, qc_matrix
+from longview.suites.prefs.dataset import PrefsDataset, UserData, diff_pairs, final_matrix, qc_matrix
 from longview.suites.prefs.model import CONTEXTS, Taxonomy, taxonomy
 from longview.suites.prefs.simulator import Said, audit
 
@@ -20,6 +20,8 @@ class QCReport(BaseModel):
     problems: list[str] = Field(default_factory=list, description="Every failed check.")
     enacted: int = Field(default=0, description="(probe scene, setting) pairs realised.")
     observed_ok: int = Field(default=0, description="... whose delivered behaviour showed that setting.")
+    differing_pairs: int = Field(default=0, description="Work/personal pairs whose settings differ, over all users "
+                                 "(the same at the start and at the final probes; the paper: 18 over 4 users).")
     leaks: int = Field(default=0, description="Session texts that leak a preference.")
     lines_checked: int = Field(default=0, description="Simulator lines checked against delivered and wanted settings.")
     habit_cells: int = Field(default=0, description="Final-probe cells whose target differs from the habit.")
@@ -32,7 +34,8 @@ class QCReport(BaseModel):
     def lines(self) -> list[str]:
         out = [f"QC: {self.observed_ok}/{self.enacted} settings enacted and observed; habits fail "
                f"{self.habit_fails}/{self.habit_cells} cells where the target differs; {self.leaks} leaking texts; "
-               f"{self.lines_checked} user lines checked for consistency"]
+               f"{self.lines_checked} user lines checked for consistency; {self.differing_pairs} differing "
+               "work/personal pairs (start = final)"]
         out += [f"  problem: {p}" for p in self.problems[:20]]
         out.append("QC passed" if self.ok else f"QC FAILED ({len(self.problems)} problems)")
         return out
@@ -102,6 +105,9 @@ def run_qc(ds: PrefsDataset) -> QCReport:
     for ud in ds.users:
         u = ud.user
         report.problems += [f"{u.id}: {p}" for p in qc_matrix(u.matrix)]
+        report.differing_pairs += diff_pairs(u.matrix)
+        if diff_pairs(final_matrix(u.matrix, u.changes)) != diff_pairs(u.matrix):
+            report.problems.append(f"{u.id}: the change events alter the number of differing pairs")
         kinds = Counter((s.context, s.attribute, s.kind) for s in ud.sessions)
         changed = {(c.context, c.attribute): c for c in u.changes}
         if len(u.changes) != 5 or len(changed) != 5:
