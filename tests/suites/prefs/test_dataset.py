@@ -11,7 +11,6 @@ def test_generator_is_deterministic_and_seeded(ds):
 
 def test_users_matrices_and_timeline(ds):
     assert len(ds.users) >= 4
-    tax = taxonomy()
     for ud in ds.users:
         u = ud.user
         assert qc_matrix(u.matrix) == []
