@@ -99,7 +99,7 @@ def test_model_run_with_embedded_judges_says_so_and_marks_negligible_acquisition
     from rich.console import Console
 
     from longview.harness.registry import load
-    from longview.suites.atr.report import paper_table
+    from longview.suites.atr.tables import paper_table
 
     opts = RunConfig(suite="atr", dataset=f"atrbench:{ROOT}", agents=[], models=["mock/pipe-agent"],
                      variants=["default", "atr", "oracle_target"], units=1, max_turns=3, out=tmp_path / "run")

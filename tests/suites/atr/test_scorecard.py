@@ -12,8 +12,8 @@ from longview.kernel.stats import cluster_bootstrap_ci, seed_from
 from longview.suites.atr.dataset import Episode, load_episode
 from longview.suites.atr.metrics import METRICS, ScoringError
 from longview.suites.atr.records import CellRecord, LearningRecord, TestRecord
-from longview.suites.atr.report import breakdown_table, paper_table, scorecard_table
 from longview.suites.atr.scorecard import build_scorecard
+from longview.suites.atr.tables import breakdown_table, paper_table, scorecard_table
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "atrbench"
 _ONTOLOGY = yaml.safe_load((FIXTURES / "ontology" / "tools.yaml").read_text(encoding="utf-8"))

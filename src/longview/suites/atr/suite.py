@@ -121,7 +121,7 @@ class ATRSuite(Suite):
         return to_common(build_scorecard(cells, episodes, dataset.name, dataset.sha256, safe_fields, seed=seed))
 
     def tables(self, scorecard: CommonScorecard) -> list[Table]:
-        from longview.suites.atr.report import breakdown_table, paper_table, scorecard_table, summary_table
+        from longview.suites.atr.tables import breakdown_table, paper_table, scorecard_table, summary_table
 
         view = from_common(scorecard)
         out = [scorecard_table(view)]

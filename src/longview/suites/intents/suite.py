@@ -33,7 +33,7 @@ from longview.suites.intents.judges import (
 from longview.suites.intents.records import CellRecord
 from longview.suites.intents.report_hooks import PROFILE
 from longview.suites.intents.runner import Components, abort_record, run_episode
-from longview.suites.intents.scoring import score_cells, scorecard_notes
+from longview.suites.intents.scorecard import score_cells, scorecard_notes
 from longview.users.base import ModelWording
 
 # Reference agents that act from the dataset's reference scripts (intent actions, cues): imported
@@ -211,7 +211,7 @@ class IntentsSuite(Suite):
 
     def tables(self, scorecard: Any) -> list[Any]:
         from longview.harness.terminal.tables import rows_table
-        from longview.suites.intents.scoring import breakdown_table
+        from longview.suites.intents.scorecard import breakdown_table
 
         out = [rows_table(scorecard)]
         if (b := breakdown_table(scorecard)) is not None:

@@ -21,7 +21,7 @@ from longview.harness.roles import Roles
 from longview.harness.runstore import RunFolderError
 from longview.kernel.errors import ConfigError
 from longview.kernel.models.client import GenParams, ModelClient
-from longview.suites.tempo.results import TempoCellResult
+from longview.suites.tempo.records import TempoCellResult
 from longview.suites.tempo.scoring import RunScore
 from longview.suites.tempo.world import TempoWorld
 

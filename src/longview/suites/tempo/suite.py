@@ -25,9 +25,9 @@ from longview.kernel.stats import macro_mean
 from longview.suites.tempo import dataset as ds
 from longview.suites.tempo.agents import ReferenceAgent
 from longview.suites.tempo.agreement import judge_agreement
+from longview.suites.tempo.records import RunRecord, TempoCellResult
 from longview.suites.tempo.rejudge import judge_clients, judging_components, run_file
 from longview.suites.tempo.report_hooks import PROFILE
-from longview.suites.tempo.results import RunRecord, TempoCellResult
 from longview.suites.tempo.runner import ScenarioRun
 from longview.suites.tempo.scoring import score_run
 from longview.suites.tempo.world import conflicts
@@ -93,7 +93,7 @@ class TempoSuite(Suite):
 
     def tables(self, scorecard: Any) -> list[Any]:
         from longview.harness.terminal.tables import rows_table
-        from longview.suites.tempo.report import breakdown_table
+        from longview.suites.tempo.tables import breakdown_table
 
         return [rows_table(scorecard), breakdown_table(scorecard)]
 
