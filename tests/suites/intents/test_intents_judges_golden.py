@@ -10,7 +10,7 @@ from longview.harness.roles import Roles
 from longview.judges.base import LLMJudge
 from longview.kernel.models.mock import register_script, unregister_script
 from longview.suites.intents.evidence import CallRecord, Evidence
-from longview.suites.intents.judges import (
+from longview.suites.intents.judge import (
     Decisions,
     IntentJudges,
     RubricJudge,

@@ -24,7 +24,7 @@ from intents_helpers import run_cells
 from longview.kernel.agent import AssistantTurn, Observation, ToolCall
 from longview.suites.intents.agents import ReferenceAgent
 from longview.suites.intents.dataset import IntentsDataset
-from longview.suites.intents.judges import sentences
+from longview.suites.intents.judge import sentences
 from longview.suites.intents.suite import IntentsOptions, IntentsSuite
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "pibench"

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from longview.cli import app
 from longview.harness import run as harness
 from longview.harness.options import RunConfig
-from longview.suites.intents.judges import RUBRIC_PROMPT
+from longview.suites.intents.judge import RUBRIC_PROMPT
 from longview.testing.loopback import LoopbackServer, text_message
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "pibench"

@@ -19,7 +19,7 @@ from typing import Any
 
 from longview.kernel.agent import AssistantTurn, Observation, ToolCall
 from longview.suites.intents.dataset import IntentsDataset
-from longview.suites.intents.judges import sentences
+from longview.suites.intents.judge import sentences
 from longview.suites.intents.schema import Action, Episode, HiddenIntent, Session
 from longview.text import content_words, overlap
 

@@ -20,7 +20,7 @@ from longview.memory.base import Memory
 from longview.memory.simple import NoMemory
 from longview.suites.intents.ceiling import ceiling_plan, is_ceiling
 from longview.suites.intents.dataset import IntentsDataset
-from longview.suites.intents.judges import IntentJudges, RubricJudge, Verdicts, rubric_payload
+from longview.suites.intents.judge import IntentJudges, RubricJudge, Verdicts, rubric_payload
 from longview.suites.intents.memory import FileMemory
 from longview.suites.intents.records import CellRecord, CriterionOutcome, RubricInput, SessionRecord
 from longview.suites.intents.rule_evidence import RuleEvidence

@@ -21,7 +21,7 @@ from longview.suites.intents.dataset import (
     load_folder_dataset,
     load_json_dataset,
 )
-from longview.suites.intents.judges import (
+from longview.suites.intents.judge import (
     RUBRIC_PROMPT,
     SATISFACTION_PROMPT,
     TARGETED_PROMPT,

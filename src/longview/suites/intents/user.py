@@ -20,7 +20,7 @@ from longview.kernel.session import ControlResult, UserTurn
 from longview.kernel.tools import Toolkit, ToolResult, ToolSpec
 from longview.kernel.trace import TraceWriter
 from longview.suites.intents.evidence import COLLECTIONS, CallRecord, Evidence, records, run_check
-from longview.suites.intents.judges import IntentJudges, Verdicts
+from longview.suites.intents.judge import IntentJudges, Verdicts
 from longview.suites.intents.records import CriterionOutcome, IntentOutcome, SessionRecord
 from longview.suites.intents.rule_evidence import RuleEvidence
 from longview.suites.intents.schema import Session
