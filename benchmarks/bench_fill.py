@@ -48,6 +48,18 @@ def _children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
+def _schedstat(pid: int) -> tuple[float, float] | None:
+    """(seconds on a CPU, seconds runnable but waiting for one) of every thread of ``pid`` (Linux)."""
+    run = wait = 0.0
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            fields = (task / "schedstat").read_text().split()
+            run, wait = run + int(fields[0]) / 1e9, wait + int(fields[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
+    return run, wait
+
+
 def one(suite: str, limit: int, latency: float, workers: int, extra: list[str]) -> dict:
     opts = dict(kv.split("=", 1) for kv in extra[1::2]) if extra else {}
     f = flight(prepare(RunConfig(suite=suite, models=["hosted_vllm/loopback"], agents=[], max_concurrency=limit,
@@ -67,7 +79,14 @@ def one(suite: str, limit: int, latency: float, workers: int, extra: list[str]) 
                    *OPTIONS.get(suite, []), *extra]
             load0, cpu0, scpu0 = os.getloadavg()[0], _children_cpu(), server.cpu()
             t0 = time.monotonic()
-            proc = subprocess.run(cmd, capture_output=True, text=True)
+            with tempfile.TemporaryFile("w+") as err:
+                child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, text=True)
+                sched = (0.0, 0.0)
+                while child.poll() is None:  # the run's CPU and its wait for a CPU, summed over its threads
+                    sched = _schedstat(child.pid) or sched
+                    time.sleep(0.2)
+                err.seek(0)
+                proc = subprocess.CompletedProcess(cmd, child.returncode, "", err.read())
             wall = time.monotonic() - t0
             cpu, scpu, load1 = _children_cpu() - cpu0, server.cpu() - scpu0, os.getloadavg()[0]
             calls = server.stats()["requests"]
@@ -88,6 +107,8 @@ def one(suite: str, limit: int, latency: float, workers: int, extra: list[str]) 
             "calls": calls, "run_cpu_s": round(cpu, 1), "server_cpu_s": round(scpu, 1),
             "run_ms_per_call": round(1000 * cpu / max(1, calls), 2), "server_ms_per_call": round(1000 * scpu / max(1, calls), 2),
             "load": (round(load0, 1), round(load1, 1)),
+            # the run's own CPU time and its time runnable but waiting for a CPU (the machine's other load)
+            "on_cpu_s": round(sched[0], 1), "waiting_for_cpu_s": round(sched[1], 1),
             # CPU the run needs to keep `limit` requests in flight at `latency` s each (Little's law), in cores
             "cores_needed": round(limit / latency * (cpu + scpu) / max(1, calls), 2)}
 
@@ -111,7 +132,8 @@ def main() -> None:
         print(f"{r['suite']:8} --trials {r['trials']:3}: mean in flight {r['mean_in_flight']:6} of {args.limit} "
               f"({r['share']:.2f}), peak {r['peak']}, busy {r['busy_s']} s of {r['wall_s']} s; {r['calls']} calls, CPU per call "
               f"{r['run_ms_per_call']} ms run + {r['server_ms_per_call']} ms server -> {r['cores_needed']} cores to keep "
-              f"{args.limit} in flight; load {r['load'][0]}->{r['load'][1]}", flush=True)
+              f"{args.limit} in flight; the run was on a CPU {r['on_cpu_s']} s and waited for one {r['waiting_for_cpu_s']} s; "
+              f"load {r['load'][0]}->{r['load'][1]}", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
 

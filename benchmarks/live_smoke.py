@@ -9,9 +9,9 @@ OpenAI-compatible server: vLLM, Ollama, ...)::
     python benchmarks/live_smoke.py --api-base http://127.0.0.1:18350/v1
 
 Per suite it runs the reference agents and the model on the same slice (one unit; atr: the
-oracle_target variant, which has no learning phase; intents: the first three sessions, the first
-that hold a judged hidden intent; prefs: the first
-user's first sessions and final probes, without change events), then checks:
+oracle_target variant, which has no learning phase, on the first test sessions; intents: the first
+session that holds a hidden intent the workspace reveals and depends on no earlier one; prefs: the
+first user's first sessions and final probes, without change events), then checks:
 
 * the run completes with **0 aborted cells**;
 * **usage is counted**: the agent made model calls, with input and output tokens;
@@ -48,7 +48,7 @@ from longview.report.profile import headline
 # The slice per suite: suite options, the model's variants, and units (reference agents run theirs).
 SLICES: dict[str, dict[str, Any]] = {
     "atr": {"variants": ["oracle_target"], "options": {}},
-    "intents": {"variants": [], "options": {"sessions": 3}},  # the first session with a judged hidden intent
+    "intents": {"variants": [], "options": {}},  # one session: see trim_intents
     "tempo": {"variants": [], "options": {}},
     "prefs": {"variants": ["none"], "options": {"trace": False}},
 }
@@ -67,6 +67,10 @@ def run_suite(name: str, args: argparse.Namespace) -> dict[str, Any]:
     prepared = harness.prepare(cfg)
     if name == "prefs":  # 132 scenes a user is hours on a CPU: a few sessions and final probes, no change events
         prepared.dataset = trim_prefs(prepared.dataset, args.prefs_sessions, args.prefs_probes)
+    elif name == "atr":  # 12-18 test sessions a unit, each a fresh ~2.7k-token prompt (minutes on a busy CPU)
+        prepared.dataset = trim_atr(prepared.dataset, prepared.cells[0].unit, args.atr_sessions)
+    elif name == "intents":  # one session: the first whose hidden intent the workspace holds (proactivity is scored)
+        prepared.dataset = trim_intents(prepared.dataset, prepared.cells[0].unit)
     if sl["variants"]:  # the model's cells on the slice's variants only; reference agents keep theirs
         prepared.cells = [c for c in prepared.cells if c.agent != args.model or c.variant in sl["variants"]]
         prepared.manifest.config["cells"] = sorted(c.key for c in prepared.cells)
@@ -105,6 +109,24 @@ def trim_prefs(ds: Any, sessions: int, probes: int) -> Any:
     return ds.model_copy(update={"users": [ud]})
 
 
+def trim_atr(ds: Any, unit: str, tests: int) -> Any:
+    """The unit's first ``tests`` test sessions (the slice's model runs oracle_target: no learning
+    phase), rules and learning sessions kept; in memory, for this smoke check only."""
+    ep = ds.episode(unit)
+    return ds.model_copy(update={"episodes": [ep.model_copy(update={"test_sessions": ep.test_sessions[:tests]})]})
+
+
+def trim_intents(ds: Any, unit: str) -> Any:
+    """The unit's first session that depends on no earlier one and holds a hidden intent the
+    workspace reveals (what the suite's headline, proactive recovery, scores); in memory."""
+    import dataclasses
+
+    ep = ds.episode(unit)
+    first = next(s for s in ep.sessions if not s.depends_on
+                 and any(h.recoverable_from == "workspace" for h in s.hidden_intents))
+    return dataclasses.replace(ds, episodes={unit: ep.model_copy(update={"sessions": [first]})})
+
+
 def _within(line: dict[str, Any]) -> bool:
     """A number, at least 0, and not better than the best reference agent (below the floor: a note)."""
     value, lo, hi = line.get("value"), line.get("floor"), line.get("ceiling")
@@ -128,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
                          "llama.cpp sends a keep-alive every 30 s while it reads a long prompt)")
     ap.add_argument("--max-attempts", type=int, default=3)
     ap.add_argument("--native-tools", action="store_true", help="read the API's tool_calls only (no text parser)")
+    ap.add_argument("--atr-sessions", type=int, default=2, help="atr: test sessions kept")
     ap.add_argument("--prefs-sessions", type=int, default=2, help="prefs: ordinary sessions kept")
     ap.add_argument("--prefs-probes", type=int, default=3, help="prefs: final probes kept")
     ap.add_argument("--json", default=None, help="also write the results here")

@@ -18,17 +18,44 @@ from longview.harness.plan import prepare
 def test_dry_run_figures_for_a_model_plan():
     p = prepare(RunConfig(suite="intents", models=["mock/echo"], max_concurrency=256), dry_run=True)
     f = flight(p)
-    assert f.model_cells == 5 and f.per_cell == 1 and f.most == 5
-    assert f.trials_to_fill == 52 and f.units_to_fill == 256 and f.units_available == 5
-    assert "--trials 52" in f.lines()[1]
-    # atr: a cell's test sessions run side by side, so a cell can keep several requests in flight.
+    assert f.model_cells == 5 and f.per_cell == 1 and f.most == 5 and f.steady == 5
+    # 47 trials: 235 cells at once (0.92 of 256); 52 would leave a second wave of 4 (0.51 over the run).
+    assert f.trials_to_fill == 47 and f.steady_at_fill == 235 and f.units_to_fill == 231 and f.units_available == 5
+    assert "--trials 47 (235 at once)" in f.lines()[1]
+    # atr: a cell's test sessions run side by side; without a learning phase that is the whole cell.
     a = flight(prepare(RunConfig(suite="atr", models=["mock/echo"], units=1, variants=["oracle_target"],
                                  max_concurrency=256), dry_run=True))
-    assert a.model_cells == 1 and a.per_cell > 1 and a.most == a.per_cell and a.steady == 1
-    assert a.trials_to_fill == 256 and "while cells run sessions in order" in a.lines()[0]
+    assert a.model_cells == 1 and a.per_cell > 1 and a.most == a.per_cell == a.steady
+    assert "sessions_in_flight" in a.lines()[0]
+    learning = flight(prepare(RunConfig(suite="atr", models=["mock/echo"], units=1, variants=["atr"],
+                                        max_concurrency=256), dry_run=True))
+    assert learning.per_cell == a.per_cell and learning.steady == 1  # learning sessions run in order
     # Reference agents alone call no model.
     r = flight(prepare(RunConfig(suite="intents", max_concurrency=8), dry_run=True))
     assert r.model_cells == 0 and r.lines() == ["in flight: no model requests (reference agents only)"]
+
+
+def test_every_suite_says_how_many_sessions_a_cell_runs_at_once():
+    def fl(suite: str, **options) -> object:
+        return flight(prepare(RunConfig(suite=suite, models=["mock/echo"], units=1, max_concurrency=256,
+                                        suite_options=options), dry_run=True))
+
+    t1, t3 = fl("tempo"), fl("tempo", repeats=3)
+    assert (t1.per_cell, t1.steady) == (1, 1) and (t3.per_cell, t3.steady) == (3, 3)  # repeats run at once
+    prefs = prepare(RunConfig(suite="prefs", models=["mock/echo"], units=1, variants=["none"], max_concurrency=256,
+                              suite_options={"trace": False, "repeats": 2}), dry_run=True)
+    finals = len(prefs.dataset.get(prefs.cells[0].unit).final_probes)
+    pf = flight(prefs)
+    assert pf.per_cell == 2 * finals and pf.steady == 1  # final probes at once; sessions in order
+    assert fl("intents").per_cell == 1  # each session builds on the last
+
+
+def test_suggested_trials_pack_their_waves():
+    from longview.harness.flight import packing, smallest_filling
+
+    assert packing(270, 256) < 0.6 and packing(240, 256) > 0.9 and packing(510, 256) > 0.99
+    assert smallest_filling(30, 256) == 8  # 240 at once, not 9 (270: a second wave of 14)
+    assert smallest_filling(90, 256) == 8  # 720 sessions in three waves of 256: 0.94
 
 
 def test_the_next_cell_starts_as_soon_as_any_cell_finishes(monkeypatch, tmp_path: Path):

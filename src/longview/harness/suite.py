@@ -143,6 +143,11 @@ class Suite(ABC, Generic[DatasetT, OptionsT, ResultT]):
         """Sessions the cell will run (progress bar; longest cells start first)."""
         return 1
 
+    def sessions_in_flight(self, cell: Cell, dataset: DatasetT, options: OptionsT) -> int:
+        """The most sessions the cell runs at once (its widest ``gather_sessions``): what
+        ``--dry-run`` plans concurrency with. Default 1: sessions in order."""
+        return 1
+
     @abstractmethod
     async def run_cell(self, ctx: CellContext[DatasetT, OptionsT]) -> ResultT:
         """Run one cell; write a trace per session through ``ctx``. Return a pydantic result with

@@ -100,7 +100,7 @@ class ATRSuite(Suite):
         # The prompt set follows the dataset: the release's own on an atrbench checkout that has them.
         return scaffold_for(roles, prompt_set(dataset.name))
 
-    def sessions_in_flight(self, dataset: Any, cell: Any, options: BaseModel) -> int:
+    def sessions_in_flight(self, cell: Cell, dataset: Any, options: BaseModel) -> int:
         """A cell's test sessions run side by side once its learning phase is over."""
         return len(dataset.episode(cell.unit).test_sessions)
 

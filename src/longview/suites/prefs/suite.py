@@ -203,6 +203,12 @@ class PrefsSuite(Suite):
         ud = dataset.get(cell.unit)
         return len(ud.sessions) + (len(ud.final_probes) + len(ud.pre_probes)) * options.repeats  # type: ignore[attr-defined]
 
+    def sessions_in_flight(self, cell: Cell, dataset, options: BaseModel) -> int:
+        """Sessions run in order; the final probes (every repeat) run at once, as do a change's
+        pre-probe repeats."""
+        ud = dataset.get(cell.unit)
+        return max(1, len(ud.final_probes) * options.repeats, options.repeats if ud.pre_probes else 1)  # type: ignore[attr-defined]
+
     async def run_cell(self, ctx: CellContext):
         from longview.memory.registry import create
         from longview.suites.prefs.runner import PrefsCellResult, Timeline

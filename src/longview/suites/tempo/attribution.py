@@ -94,6 +94,22 @@ def proposes(text: str, scenario: Scenario, task: Task) -> bool:
     return bool(tg) and all(contains(text, t) for t in tg)
 
 
+def _fold(text: str) -> str:
+    return " ".join(text.casefold().split())  # what ``contains`` compares
+
+
+class _Proposals:
+    """``proposes`` for every task of a scenario against one text at a time, with the targets
+    folded once (credit asks it for each task and log entry: the hot loop of a cell's scoring)."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.targets = {t.id: [_fold(x) for x in targets(scenario, t)] for t in scenario.tasks}
+
+    def of(self, text: str) -> set[str]:
+        folded = _fold(text)
+        return {tid for tid, tg in self.targets.items() if tg and all(x in folded for x in tg)}
+
+
 def credit(scenario: Scenario, world: TempoWorld, until: datetime | None = None,
            skip: Collection[int] = ()) -> dict[str, Credit]:
     """Credits for every active task (optionally only acts up to ``until``)."""
@@ -102,6 +118,7 @@ def credit(scenario: Scenario, world: TempoWorld, until: datetime | None = None,
     acts = {t.id: task_actions(scenario, t) for t in tasks}
     handled: dict[str, int] = {}  # task -> first index of a change or request credited to it
     shotgun = shotgun_sessions(world, until)
+    proposals = _Proposals(scenario)
     for i, e in enumerate(world.log):
         if until is not None and e.at > until:
             break
@@ -130,8 +147,9 @@ def credit(scenario: Scenario, world: TempoWorld, until: datetime | None = None,
                 for t in live:
                     if t.output == "message":
                         out[t.id].acts.append(i)
-            named = {_group(scenario, t) for t in scenario.tasks if proposes(e.text, scenario, t)}
-            cand = [t for t in live if t.output != "message" and proposes(e.text, scenario, t)]
+            proposed = proposals.of(e.text)
+            named = {_group(scenario, t) for t in scenario.tasks if t.id in proposed}
+            cand = [t for t in live if t.output != "message" and t.id in proposed]
             if len(named) == 1 and len(cand) == 1 and not _noop_everywhere(cand[0]):
                 (out[cand[0].id].reports if cand[0].id in handled else out[cand[0].id].acts).append(i)
                 handled.setdefault(cand[0].id, i)

@@ -134,6 +134,9 @@ class TempoSuite(Suite):
     def sessions(self, cell: Cell, dataset: Any, options: BaseModel) -> int:
         return getattr(options, "repeats", 1)  # one session slot per complete run (activations run in order)
 
+    def sessions_in_flight(self, cell: Cell, dataset: Any, options: BaseModel) -> int:
+        return getattr(options, "repeats", 1)  # repeats run at once, each its activations in order
+
     async def run_cell(self, ctx: CellContext) -> TempoCellResult:
         scenario, persona = ctx.dataset.unit(ctx.cell.unit)  # type: ignore[attr-defined]
         repeats = getattr(ctx.options, "repeats", 1)
