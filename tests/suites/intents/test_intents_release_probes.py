@@ -158,3 +158,94 @@ def test_ceiling_not_found_is_not_judged(tmp_path):
     assert not any(i["judged"] for i in s["intents"].values())
     row = suite.score(res, ds, IntentsOptions(), 0).rows[0]
     assert row.coverage["comp"].judged == 0 and row.metrics["comp"] is None
+
+
+# Financier_task_011 as released (tests/fixtures/pibench_release/financier_011, Apache-2.0; the rule
+# script is longview's own stand-in scoring the release script's ten keys): the release's full task
+# shape (quoted title and description, a '|-' request, metadata with benchmark_role and
+# preference_threads, a quoted 'data/...' script path). Its hidden intents restate the request in
+# plain phrases ("photo first"), which link to no key: nothing of PROC is judged offline there.
+F011 = RELEASE / "financier_011"
+
+
+class TextWorker:
+    """Looks up the thread, then texts the handover in its own words; ``photo`` says whether the
+    text carries the photo fallback the third intent asks for."""
+
+    name = "probe:texter"
+
+    def __init__(self, photo: bool) -> None:
+        self.turn, self.photo, self.token = 0, photo, ""
+
+    async def act(self, obs: Observation) -> AssistantTurn:
+        for m in obs.messages[-1:]:
+            out = json.loads(m.content or "null") if m.role == "tool" else None
+            if isinstance(out, dict) and "access_token" in out:
+                self.token = out["access_token"]
+        text = ("Hi! Chestnut's boarding handover tomorrow:\n- 07:40, west gate of Riverside Vet Clinic\n"
+                "- Bring: cat carrier, vaccination booklet, one dinner meal pouch\n"
+                "Please confirm by 21:30 tonight; if the pickup timing changes or the vaccination booklet "
+                "is missing, tell me immediately.")
+        if self.photo:
+            text += "\nFeeding sheet not printed yet? A photo first is fine."
+        plan = [("phone__login", {"username": "5707454150", "password": "A!HFDCn"}),
+                ("phone__search_contacts", {"access_token": self.token, "query": "2873148336"}),
+                ("phone__show_text_message_window", {"access_token": self.token, "phone_number": "2873148336"}),
+                ("phone__send_text_message", {"access_token": self.token, "phone_number": "2873148336",
+                                              "message": text})]
+        self.turn += 1
+        if self.turn <= len(plan):
+            name, args = plan[self.turn - 1]
+            return AssistantTurn(tool_calls=[ToolCall(id=f"t{self.turn}", name=name, arguments=args)])
+        return AssistantTurn(text="Sent.")
+
+
+def _f011_rows(tmp_path) -> dict[str, Any]:
+    suite = IntentsSuite()
+    ds = suite.load_dataset(f"pibench:{F011}", None)
+    makers: dict[str, Any] = {"probe:paster": lambda u: Paster("paster", ds, u),
+                              "probe:photo": lambda u: TextWorker(True), "probe:nophoto": lambda u: TextWorker(False)}
+    res = run_cells(suite, ds, list(makers), ["default"], tmp_path,
+                    agent_factory=lambda agent, unit, t: makers[agent](unit))
+    return {r.agent: r for r in suite.score(res, ds, IntentsOptions(), 0).rows}
+
+
+def test_released_financier_011_loads_and_scores_work_not_words(tmp_path):
+    ds = IntentsSuite().load_dataset(f"pibench:{F011}", None)
+    s = ds.episode("Financier").sessions[0]
+    assert (s.title, s.task_type, s.difficulty) == ("Pet Boarding Handover Text", "short_term_independent", "medium")
+    lits = script_literals(s.rule_script or "")
+    # 'photo first' is in the request too, unquoted: a phrase, not an exact detail -> not linked
+    assert [intent_literals(lits, i.content, s.request) for i in s.hidden_intents] == [[], [], []]
+    rows = _f011_rows(tmp_path)
+    paster, photo, nophoto = rows["probe:paster"], rows["probe:photo"], rows["probe:nophoto"]
+    for r in (paster, photo, nophoto):  # no intent judged offline: PROC undefined, and said so
+        assert r.metrics["proc"] is None and (r.coverage["proc"].judged, r.coverage["proc"].total) == (0, 3)
+    assert photo.metrics["comp"] == 1.0 > nophoto.metrics["comp"] > paster.metrics["comp"] == 0.0
+    assert (photo.coverage["comp"].judged, photo.coverage["comp"].total) == (10, 18)  # 8 rubric items not judged
+
+
+def test_a_released_intent_that_restates_an_exact_detail_is_linked():
+    """law_trainee_task_012's intents (verbatim) restate the request's quoted subject and label: exact
+    details, linked to the keys that check them; law_trainee_task_014's 'partner review' is context."""
+    req = ('... Use the subject "Internal Follow-up | Xinhe Supply Chain Arbitration | Supervisor Review Queue". '
+           'After sending, do the usual same-thread review-tracking pass with the "needs-supervisor-review" label')
+    subject = 'Use the subject "Internal Follow-up | Xinhe Supply Chain Arbitration | Supervisor Review Queue" exactly.'
+    label = ('After sending, complete the usual same-thread review-tracking pass with the "needs-supervisor-review" '
+             'label and the unread/read toggles.')
+    lits = ("internal follow-up | xinhe supply chain arbitration | supervisor review queue", "needs-supervisor-review",
+            "xinhe supply chain arbitration", "partner review", "2026-04-29 17:45")
+    assert intent_literals(lits, subject, req) == [lits[0]]  # the quoted subject, not its unquoted part
+    assert intent_literals(lits, label, req) == ["needs-supervisor-review"]
+    brief = "Keep the Simple Note short and circulation-ready for quick partner review, rather than a long memo."
+    assert intent_literals(lits, brief, "Prepare the handover for partner review.") == []
+    times = "State both the 2026-04-29 17:45 checkpoint and the escalation trigger explicitly."
+    assert intent_literals(lits, times, "There is a fixed checkpoint at 2026-04-29 17:45.") == ["2026-04-29 17:45"]
+
+
+def test_rule_guided_ceiling_on_released_financier_011(tmp_path):
+    suite = IntentsSuite()
+    ds = suite.load_dataset(f"pibench:{F011}", None)
+    row = suite.score(run_cells(suite, ds, ["ref:oracle"], ["default"], tmp_path), ds, IntentsOptions(), 0).rows[0]
+    assert row.metrics["comp"] >= 0.95 and row.metrics["proc"] is None  # no intent a key tests here
+    assert (row.coverage["comp"].judged, row.coverage["proc"].judged) == (10, 0)

@@ -6,9 +6,14 @@ So the link is made from the two texts the release does give:
 
 * **What a script tests** — the string literals in its source (read with ``ast``, never run here):
   phrases, numbers and names its checks look for ("11:30", "original notarized power of attorney").
-* **What an intent adds** — the literals the intent's content contains (case-insensitively) that
-  the request does not: the intent's own details as the script spells them. Only specific
-  literals link the two: several words, a token with a digit or sign, or a word the intent quotes.
+* **What an intent says** — the literals the intent's content contains (case-insensitively): its
+  details as the script spells them. Only specific literals link the two: several words, a token
+  with a digit or sign, or a word the intent quotes. A literal the request also states links only
+  when it is a value with a digit or the intent quotes it: the release's hidden intents often
+  restate such a detail of the request as their requirement (both times of a checkpoint, the exact
+  subject line, a label's name), and doing that work completes them, as π-Bench's model judge would
+  say; a plain phrase the request also uses ("partner review") is more often context. Either way
+  it is the masking test below, on the session's own calls, that decides, never the words alone.
 
 An intent with no such literal is *not testable offline* (not judged). A testable intent is
 *completed* when a key the script scores 1 on the session's tool history drops to 0 once the
@@ -62,16 +67,25 @@ def _specific(lit: str, text: str) -> bool:
     """A literal specific enough to link an intent to a check: several words, or a token with a digit
     or a sign ("18:00", "la-mcco@gmail.com"), or a single word the intent quotes ('camping'). A bare
     common word ("approval", "flag") appears in intents about other things."""
-    if " " in lit or not lit.isalpha():
-        return True
+    return " " in lit or not lit.isalpha() or _quoted(lit, text)
+
+
+def _quoted(lit: str, text: str) -> bool:
     return re.search("[\"'\u2018\u201c]" + re.escape(lit) + "[\"'\u2019\u201d]", text) is not None
 
 
 def intent_literals(literals: tuple[str, ...], content: str, request: str) -> list[str]:
-    """The script literals an intent's content carries that its session's request does not (only
-    those specific enough to link the two, see :func:`_specific`)."""
+    """The script literals an intent's content carries (only those specific enough to link the two,
+    see :func:`_specific`); one the request shares only when it is an exact detail (:func:`_exact`)."""
     text, req = " ".join(content.lower().split()), " ".join(request.lower().split())
-    return [lit for lit in literals if lit in text and lit not in req and _specific(lit, text)]
+    return [lit for lit in literals if lit in text and _specific(lit, text) and (lit not in req or _exact(lit, text))]
+
+
+def _exact(lit: str, text: str) -> bool:
+    """A detail an intent restates from the request *as its requirement*: a value with a digit
+    ("2026-04-29 17:45") or a phrase the intent quotes (a subject line, a label). A plain phrase the
+    request also uses ("partner review") is more often context the intent mentions in passing."""
+    return any(ch.isdigit() for ch in lit) or _quoted(lit, text)
 
 
 def _words(text: str) -> set[str]:
