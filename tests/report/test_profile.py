@@ -110,3 +110,29 @@ def test_the_strip_axis_grows_to_show_a_model_below_its_floor():
     assert scale["domainMin"] == pytest.approx(-0.95) and scale["domainMax"] == pytest.approx(1.25)
     inside = profile_strip([{"label": "atr", "pos": 0.5, "pos_lo": 0.4, "pos_hi": 0.6}])
     assert inside["layer"][2]["encoding"]["x"]["scale"] == {"domainMin": -0.05, "domainMax": 1.05}
+
+
+def test_profile_on_a_damaged_run_folder_says_what_it_found(tmp_path: Path):
+    """A profile continues its run folders: a damaged cell result is named and run again; a damaged
+    manifest stops with the file named and leaves the last profile page as it was."""
+    script = tmp_path / "finish.json"
+    script.write_text(json.dumps([{"tool_calls": [{"name": "finish_session", "arguments": {}}]}] * 2000))
+    args = [sys.executable, "-m", "longview", "profile", "--model", f"mock/file:{script}", "--suite", "atr",
+            "--units", "1", "--max-turns", "4", "--out", "prof"]
+    env = {**os.environ, "LONGVIEW_CACHE_DIR": str(tmp_path / "cache")}
+    assert subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300).returncode == 0
+    run_dir, page = tmp_path / "prof" / "atr", tmp_path / "prof" / "profile.html"
+
+    victim = sorted(run_dir.glob("cells/*/result.json"))[0]
+    victim.write_text("{not json")
+    r = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert f"note: {victim.parent.name}" in r.stderr and "runs it again" in r.stderr
+    assert json.loads(victim.read_text())["status"] == "complete"  # the damaged cell was redone, not skipped
+
+    before = page.read_bytes()
+    (run_dir / "manifest.json").write_text("{not json")
+    r = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0
+    assert "manifest.json" in r.stderr and "--force" in r.stderr and "Traceback" not in r.stderr
+    assert page.read_bytes() == before

@@ -8,6 +8,7 @@ import click
 from rich.table import Table
 
 from longview.cli.flags import run_flags
+from longview.cli.printing import print_outcome
 from longview.harness.terminal.console import console, err, fail
 from longview.kernel.errors import LongviewError
 
@@ -82,6 +83,7 @@ def profile(model: str, quick: bool, suites: tuple[str, ...], report_path: Path 
             usage = store.manifest().usage
             if usage.get("roles"):
                 print_tables(console, usage_table(usage))
+            print_outcome(harness.outcome(store), usage)  # damaged files found on resume, aborted cells: as `run` says them
             runs[p.suite.name] = load_run(store.root, p.suite.name)
         data = prof.profile_data(model, planned, runs, skipped, quick)
         target = report_path or out / "profile.html"
