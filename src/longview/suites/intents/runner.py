@@ -36,13 +36,11 @@ START = datetime(2026, 3, 2, 9, 0)
 # cap x (steps + 1), the release's worst case.
 TOOL_STEPS_PER_REPLY = 120
 
-# What stays the same across a user's sessions comes first and the memory, which grows, last: the
-# longest part of each session's prompt is then a prefix an earlier request shares (prompt caches).
+# What stays the same comes first and the memory, which grows, last: the instructions every user's
+# sessions share, then this user's profile, then the memory, so the longest part of each session's
+# prompt is a prefix an earlier request shares (prompt caches; benchmarks/bench_prefix_share.py).
 SYSTEM = """You are a personal assistant who works with the same user over many sessions.
 
-## The user
-{profile}
-{accounts}
 ## Workspace
 You share a persistent workspace folder with the user; the file tools (list_dir, read_file, write_file,
 edit_file, delete_file) work inside it. App tools need an access_token from the app's login call.
@@ -50,6 +48,9 @@ edit_file, delete_file) work inside it. App tools need an access_token from the 
 Do the work with your tools. When you have finished, or need something from the user, answer in plain
 text (a turn without tool calls); that text is what the user reads.
 
+## The user
+{profile}
+{accounts}
 ## What you remember from earlier sessions
 {memory}"""
 
