@@ -81,3 +81,26 @@ def test_a_damaged_dataset_file_is_one_error_naming_the_field(tmp_path):
     f.write_text(json.dumps(ds))
     with pytest.raises(DataError, match="a topic that kit/topic_texts names"):
         load_file(str(f))
+
+
+def test_every_family_is_asked_in_several_phrasings(ds):
+    """Several request templates per task family, all in use, so an agent cannot key on one wording;
+    the world offers more tools than one task needs (reads by id, cancellations, replies)."""
+    import re
+
+    from longview.suites.prefs.scenes import TEMPLATES
+    from longview.suites.prefs.world import PrefsWorld, WorldTools
+
+    pats = {(fam, k): re.compile("^" + re.sub(r"\\\{\w+\\\}", ".+?", re.escape(t)) + "$")
+            for fam, ts in TEMPLATES.items() for k, t in enumerate(ts)}
+    used: dict[tuple[str, int], int] = dict.fromkeys(pats, 0)
+    for ud in ds.users:
+        for sc in ud.sessions + ud.final_probes + ud.pre_probes:
+            hits = [key for key, p in pats.items() if p.match(sc.request.split(". ", 1)[-1]) or p.match(sc.request)]
+            assert hits, sc.request
+            for key in hits:
+                used[key] += 1
+    assert all(len(ts) >= 2 for ts in TEMPLATES.values())
+    assert all(n > 0 for n in used.values()), [k for k, n in used.items() if n == 0]
+    names = [s["function"]["name"] for s in WorldTools(PrefsWorld(), "work", "2026-01-05").schemas()]
+    assert len(names) == 25 and {"reply_email", "read_email", "get_event", "check_availability"} <= set(names)

@@ -67,7 +67,9 @@ def test_model_using_memory_gains_from_file_memory(tmp_path):
     # golden; 21/33 -> 24/33 (issue 23): a reply that shows no setting (the mock's plain answer on tone)
     # now gets a neutral close, not a correction; then none 12 -> 15, file 24 -> 22 (issue 23): the
     # built-in matrices have the paper's 18 differing pairs (user_a: 5, was 7), a new draw of targets
-    assert psa == {"none": 15 / 33, "file": 22 / 33}
+    # file 22 -> 20/33 (issue 23): requests come in several phrasings; the mock finds the term to explain
+    # by one phrasing ("mention the X."), so in the others its guidance reply misses the term
+    assert psa == {"none": 15 / 33, "file": 20 / 33}
 
 
 def test_traces_written_per_session(tmp_path):

@@ -123,6 +123,45 @@ POOLS: dict[str, dict[str, list[Any]]] = {
     },
 }
 
+# Several request phrasings per task family (drawn per session), so an agent cannot key on one
+# wording. Each is preference-neutral: it names what the task needs and nothing about how the user
+# wants it handled (the QC leakage audit reads every request).
+TEMPLATES: dict[str, list[str]] = {
+    "lookup": ["When is the {title}, and is there anything I should know about it?",
+               "Can you tell me when the {title} is? Anything worth knowing before it?",
+               "What's the date and time for the {title}, and is there anything to be aware of?",
+               "I've lost track of the {title} - when is it happening, and is there anything to note?"],
+    "howto": ["How do I {proc}? The instructions mention the {term}.",
+              "I need to {proc} - how does it work? The saved instructions talk about the {term}.",
+              "Remind me how to {proc}; my note refers to the {term}."],
+    "choose": ["Can you find somewhere suitable for {occasion} next week?",
+               "I need somewhere for {occasion} next week - can you look into it?",
+               "Could you sort out where to go for {occasion} next week?"],
+    "multiread": ["Could you check the {title} for me - when it is, who's coming, and whether anyone's written about it?",
+                  "What's the status of the {title}? I'd like the date, who's attending and any mail about it.",
+                  "Can you pull together the {title}: the timing, the people coming, and any emails on it?"],
+    "elicit": ["Please book {name} for us on {when}.", "Could you reserve {name} for {when}?",
+               "I'd like {name} booked for {when}, please."],
+    "topics": ["A few things: {t0} to the next day, {t1}, and {t2} about it.",
+               "Three errands: {t0} to the next day, {t1}, and {t2} about it.",
+               "When you get a moment: {t0} to the next day; {t1}; and {t2} about it."],
+    "outreach": ["[Notification to the assistant - no request from the user is open] New mail: '{title} moved' - it now "
+                 "starts at {new_time}.",
+                 "[Notification to the assistant - no request from the user is open] Calendar update from the organiser: "
+                 "the {title} now starts at {new_time}."],
+    "autonomy": ["Please move the {title} to {new_day} and let {name} know.",
+                 "Can you shift the {title} to {new_day} and tell {name}?",
+                 "The {title} needs to go to {new_day} - please change it and drop {name} a note."],
+    "autonomy_reply": ["Please move the {title} to {new_day} and reply to {name}'s email about it.",
+                       "{name} wrote about the {title}: can you move it to {new_day} and answer the email?"],
+    "expand": ["Please push the {title} back two days, to {new_day}.",
+               "Can you move the {title} two days later, to {new_day}?",
+               "The {title} has to slip by two days - put it on {new_day}, please."],
+    "blocked": ["Can you book {place} for {party} on {when} at 19:00?",
+                "Please reserve {place} for {party} people on {when} at 19:00.",
+                "I'd like {place} for {party} on {when}, 19:00 - can you book it?"],
+}
+
 TIMES = ["09:00", "10:30", "11:00", "13:30", "14:00", "15:30", "16:00", "18:30", "19:00"]
 
 
@@ -143,6 +182,10 @@ class SceneBuilder:
                       attrs={"title": title, "day": self.date_of(day, self.rng.randint(2, 9)),
                              "time": self.rng.choice(TIMES), "status": status})
 
+    def say(self, family: str, **slots: Any) -> str:
+        """One of the family's request phrasings, filled in."""
+        return self.rng.choice(TEMPLATES[family]).format(**slots)
+
     def build(self, sid: str, ctx: Context, attr: str, kind: SceneKind, day: str) -> Scene:
         fn = getattr(self, f"_{FAMILY[attr]}")
         request, noun, kit, records, opening = fn(sid, ctx, attr, day)
@@ -157,7 +200,7 @@ class SceneBuilder:
         ev.attrs["organiser"] = org.id
         title = ev.attrs["title"]
         mood = self.rng.choice(POOLS[ctx]["moods"]) if attr == "emotional_engagement" else ""
-        request = f"{mood}When is the {title}, and is there anything I should know about it?"
+        request = mood + self.say("lookup", title=title)
         when = f"{ev.attrs['day']} at {ev.attrs['time']}"
         kit = Kit(
             answer=f"The {title} is on {when}.",
@@ -171,7 +214,8 @@ class SceneBuilder:
             ],
             confidence="medium" if status == "tentative" else "high",
             empathy="That sounds like a lot to carry this week - let's get this one sorted.",
-            calls=[PlannedCall(name="list_events", args={"query": title}, role="read")],
+            calls=[PlannedCall(name="list_events", args={"query": title}, role="read"),
+                   PlannedCall(name="get_event", args={"event_id": ev.id}, role="read")],
             named_ids=[ev.id],
         )
         return request, title, kit, [ev, org], "user"
@@ -180,10 +224,11 @@ class SceneBuilder:
         proc, term, note, steps = self.rng.choice(POOLS[ctx]["howto"])
         f = Record(id=f"fil_{sid}", type="file", context=ctx, visible_from=self.date_of(day, -30),
                    attrs={"name": f"how to {proc}", "content": f"Instructions: {' then '.join(steps)}. Mentions the {term}."})
-        request = f"How do I {proc}? The instructions mention the {term}."
+        request = self.say("howto", proc=proc, term=term)
         kit = Kit(answer=f"To {proc}, follow the instructions in your saved note.", term=term,
                   term_note=f"The {term} is {note}.", steps=steps,
-                  calls=[PlannedCall(name="list_files", args={"query": term.split()[0]}, role="read")],
+                  calls=[PlannedCall(name="list_files", args={"query": term.split()[0]}, role="read"),
+                         PlannedCall(name="read_file", args={"file_id": f.id}, role="read")],
                   named_ids=[f.id])
         return request, proc, kit, [f], "user"
 
@@ -197,11 +242,14 @@ class SceneBuilder:
                                attrs={"name": name, "kind": "option " + pk, "area": self.rng.choice(["centre", "north", "riverside"]),
                                       "rating": round(self.rng.uniform(3.9, 4.8), 1), "online_booking": True}))
         occasion = "the team lunch" if ctx == "work" else f"{self.rng.choice(['a birthday', 'a catch-up', 'a quiet dinner'])}"
-        request = f"Can you find somewhere suitable for {occasion} next week?"
+        request = self.say("choose", occasion=occasion)
         recs.sort(key=lambda r: -r.attrs["rating"])
+        slot = (self.date_of(day, 7), "12:30" if ctx == "work" else "19:00")
         kit = Kit(answer=f"{recs[0].attrs['name']} would work well for {occasion}.",
                   options=[f"{r.attrs['name']} ({r.attrs['area']}, rated {r.attrs['rating']})" for r in recs],
-                  calls=[PlannedCall(name="search_places", args={"query": "option"}, role="read")],
+                  calls=[PlannedCall(name="search_places", args={"query": "option"}, role="read"),
+                         PlannedCall(name="check_availability", args={"place_id": recs[0].id, "day": slot[0],
+                                                                      "time": slot[1], "party": 4}, role="read")],
                   named_ids=[])
         return request, occasion, kit, recs, "user"
 
@@ -212,11 +260,12 @@ class SceneBuilder:
         m = Record(id=f"eml_{sid}", type="email", context=ctx, visible_from=self.date_of(day, -3),
                    attrs={"from": p.id, "subject": f"Re: {ev.attrs['title']}", "body": "Still on for this - see you there."})
         title = ev.attrs["title"]
-        request = f"Could you check the {title} for me - when it is, who's coming, and whether anyone's written about it?"
+        request = self.say("multiread", title=title)
         kit = Kit(answer=f"The {title} is on {ev.attrs['day']} at {ev.attrs['time']} with {p.attrs['name']}, who confirmed by email.",
                   calls=[PlannedCall(name="list_events", args={"query": title}, role="read"),
                          PlannedCall(name="search_contacts", args={"query": p.attrs["name"].split()[0]}, role="read"),
-                         PlannedCall(name="search_mail", args={"query": title.split()[0]}, role="read")],
+                         PlannedCall(name="search_mail", args={"query": title.split()[0]}, role="read"),
+                         PlannedCall(name="read_email", args={"message_id": m.id}, role="read")],
                   named_ids=[ev.id])
         return request, title, kit, [ev, p, m], "user"
 
@@ -227,7 +276,7 @@ class SceneBuilder:
                             "usual_time": "19:00" if ctx == "personal" else "12:30"})
         when = self.date_of(day, self.rng.randint(2, 6))
         party, time = self.rng.choice([3, 5, 6]), self.rng.choice(["12:00", "13:00", "19:30", "20:00"])
-        request = f"Please book {name} for us on {when}."
+        request = self.say("elicit", name=name, when=when)
         q = [Question(slot="time", text="What time would you like?", answer=f"Make it {time}."),
              Question(slot="party", text="How many people should I book for?", answer=f"There'll be {party} of us.")]
         kit = Kit(answer=f"{name} is booked for {when}.", questions=q,
@@ -245,7 +294,7 @@ class SceneBuilder:
                    attrs={"name": self.rng.choice(POOLS[ctx]["files"]), "content": ""})
         new_day = self.date_of(ev.attrs["day"], 1)
         topics = [f"move the {ev.attrs['title']}", f"reorder {prod.attrs['name']}", f"add a reminder to the {f.attrs['name']}"]
-        request = f"A few things: {topics[0]} to the next day, {topics[1]}, and {topics[2]} about it."
+        request = self.say("topics", t0=topics[0], t1=topics[1], t2=topics[2])
         kit = Kit(answer="All three are done.", topics=topics,
                   topic_texts={topics[0]: f"The {ev.attrs['title']} is now on {new_day}.",
                                topics[1]: f"{prod.attrs['name'].capitalize()} are on order.",
@@ -261,8 +310,7 @@ class SceneBuilder:
         new_time = self.rng.choice([t for t in TIMES if t != ev.attrs["time"]])
         notice = Record(id=f"eml_{sid}", type="email", context=ctx, visible_from=day,
                         attrs={"subject": f"{ev.attrs['title']} moved", "body": f"The {ev.attrs['title']} now starts at {new_time}."})
-        request = (f"[Notification to the assistant - no request from the user is open] New mail: "
-                   f"'{ev.attrs['title']} moved' - it now starts at {new_time}.")
+        request = self.say("outreach", title=ev.attrs["title"], new_time=new_time)
         kit = Kit(answer=f"The {ev.attrs['title']} now starts at {new_time}.",
                   notify=f"Heads-up: the {ev.attrs['title']} on {ev.attrs['day']} now starts at {new_time}.",
                   calls=[PlannedCall(name="search_mail", args={"query": "moved"}, role="read")],
@@ -274,13 +322,25 @@ class SceneBuilder:
         p = self.person(ctx, sid)
         new_day = self.date_of(ev.attrs["day"], 1)
         title = ev.attrs["title"]
-        request = f"Please move the {title} to {new_day} and let {p.attrs['name']} know."
+        records = [ev, p]
+        if self.rng.random() < 0.4:  # the person wrote first: the external step is a reply to that mail
+            m = Record(id=f"eml_{sid}", type="email", context=ctx, visible_from=self.date_of(day, -2),
+                       attrs={"from": p.id, "subject": title, "body": f"Could we find another day for the {title}?"})
+            records.append(m)
+            request = self.say("autonomy_reply", title=title, new_day=new_day, name=p.attrs["name"])
+            external = PlannedCall(name="reply_email", args={"message_id": m.id, "body": f"The {title} is now on {new_day}."},
+                                   role="external")
+            named = [ev.id, p.id, m.id]
+        else:
+            request = self.say("autonomy", title=title, new_day=new_day, name=p.attrs["name"])
+            external = PlannedCall(name="send_email", args={"to": p.id, "subject": f"{title} moved",
+                                                            "body": f"The {title} is now on {new_day}."}, role="external")
+            named = [ev.id, p.id]
         kit = Kit(answer=f"The {title} is moving to {new_day} and {p.attrs['name']} is being told.",
                   calls=[PlannedCall(name="update_event", args={"event_id": ev.id, "day": new_day}, role="internal"),
-                         PlannedCall(name="send_email", args={"to": p.id, "subject": f"{title} moved",
-                                                              "body": f"The {title} is now on {new_day}."}, role="external")],
-                  named_ids=[ev.id, p.id])
-        return request, title, kit, [ev, p], "user"
+                         external],
+                  named_ids=named)
+        return request, title, kit, records, "user"
 
     def _expand(self, sid, ctx, attr, day):
         ev = self.event(ctx, sid, day)
@@ -289,7 +349,7 @@ class SceneBuilder:
                              "time": "09:00", "status": "confirmed"})
         new_day = self.date_of(ev.attrs["day"], 2)
         title = ev.attrs["title"]
-        request = f"Please push the {title} back two days, to {new_day}."
+        request = self.say("expand", title=title, new_day=new_day)
         kit = Kit(answer=f"The {title} is now on {new_day}.",
                   calls=[PlannedCall(name="update_event", args={"event_id": ev.id, "day": new_day}),
                          PlannedCall(name="update_event", args={"event_id": prep.id, "day": self.date_of(new_day, -1), "scope": "extra"},
@@ -307,7 +367,7 @@ class SceneBuilder:
                    attrs={"name": n2, "kind": k2, "online_booking": True, "similar_to": a.id})
         when = self.date_of(day, self.rng.randint(3, 8))
         party = 4 if ctx == "work" else 2
-        request = f"Can you book {n1} for {party} on {when} at 19:00?"
+        request = self.say("blocked", place=n1, party=party, when=when)
         kit = Kit(answer=f"{n1} could not be booked online.",
                   calls=[PlannedCall(name="book_place", args={"place_id": a.id, "day": when, "time": "19:00", "party": party}, role="blocked"),
                          PlannedCall(name="book_place", args={"place_id": b.id, "day": when, "time": "19:00", "party": party}, role="recovery")],

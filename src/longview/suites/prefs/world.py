@@ -166,6 +166,77 @@ class WorldTools(Toolkit):
         """
         return {"trips": [r.view() for r in self._visible("trip") if self._match(r, query)]}
 
+    @tool(ToolKind.READ, tags=("calendar",))
+    def get_event(self, event_id: str) -> dict:
+        """One calendar event in full (time, status, organiser, attendees, notes).
+
+        Args:
+          event_id: The event.
+        """
+        return {"event": self._get(event_id, "event").view()}
+
+    @tool(ToolKind.READ, tags=("mail",))
+    def read_email(self, message_id: str) -> dict:
+        """One mail message in full.
+
+        Args:
+          message_id: The message.
+        """
+        return {"message": self._get(message_id, "email").view()}
+
+    @tool(ToolKind.READ, tags=("files",))
+    def read_file(self, file_id: str) -> dict:
+        """One document in full.
+
+        Args:
+          file_id: The document.
+        """
+        return {"file": self._get(file_id, "file").view()}
+
+    @tool(ToolKind.READ, tags=("places",))
+    def get_place(self, place_id: str) -> dict:
+        """One place in full (area, rating, whether it takes online bookings, phone).
+
+        Args:
+          place_id: The place.
+        """
+        return {"place": self._get(place_id, "place").view()}
+
+    @tool(ToolKind.READ, tags=("places",))
+    def check_availability(self, place_id: str, day: str, time: str, party: int = 2) -> dict:
+        """Whether a place can be booked online for a date, time and party (no booking is made).
+
+        Args:
+          place_id: The place.
+          day: Date (YYYY-MM-DD).
+          time: Time (HH:MM).
+          party: Number of people.
+        """
+        r = self._get(place_id, "place")
+        taken = any(b.type == "booking" and b.attrs.get("place_id") == place_id and b.attrs.get("day") == day
+                    and b.attrs.get("time") == time for b in self.world.records.values())
+        online = bool(r.attrs.get("online_booking", True))
+        return {"place_id": place_id, "day": day, "time": time, "party": party, "online_booking": online,
+                "available": online and not taken}
+
+    @tool(ToolKind.READ, tags=("shopping",))
+    def list_orders(self, query: str | None = None) -> dict:
+        """List orders placed from the user's account.
+
+        Args:
+          query: Words that must all appear in the order.
+        """
+        return {"orders": [r.view() for r in self._visible("order") if self._match(r, query)]}
+
+    @tool(ToolKind.READ, tags=("places",))
+    def list_bookings(self, query: str | None = None) -> dict:
+        """List the user's bookings at places.
+
+        Args:
+          query: Words that must all appear in the booking.
+        """
+        return {"bookings": [r.view() for r in self._visible("booking") if self._match(r, query)]}
+
     # -- internal writes ------------------------------------------------------------------
     @tool(ToolKind.WRITE, tags=("calendar", INTERNAL))
     def update_event(self, event_id: str, day: str | None = None, time: str | None = None,
@@ -219,6 +290,51 @@ class WorldTools(Toolkit):
         r = self._mutable(file_id, "file")
         r.attrs["content"] = (r.attrs.get("content", "") + "\n" + text).strip()
         return self._write("edit_file", INTERNAL, file_id, text=text)
+
+    @tool(ToolKind.WRITE, tags=("calendar", INTERNAL))
+    def cancel_event(self, event_id: str, scope: Scope = "requested", topic: str | None = None) -> dict:
+        """Mark a calendar event cancelled (it stays in the calendar, struck through).
+
+        Args:
+          event_id: The event.
+          scope: "requested" for work the user asked for, "extra" for related work beyond it.
+          topic: Which of the user's requests this call serves.
+        """
+        r = self._mutable(event_id, "event")
+        r.attrs["status"] = "cancelled"
+        return self._write("cancel_event", INTERNAL, event_id)
+
+    @tool(ToolKind.WRITE, tags=("files", INTERNAL))
+    def create_file(self, name: str, text: str, scope: Scope = "requested", topic: str | None = None) -> dict:
+        """Create a document in the working copy.
+
+        Args:
+          name: Document name.
+          text: Its content.
+          scope: "requested" for work the user asked for, "extra" for related work beyond it.
+          topic: Which of the user's requests this call serves.
+        """
+        rid = self.world.new_id("fil")
+        self.world.add(Record(id=rid, type="file", context=self.context, visible_from=self.today,
+                              attrs={"name": name, "content": text}))
+        return self._write("create_file", INTERNAL, rid, name=name)
+
+    @tool(ToolKind.WRITE, tags=("contacts", INTERNAL))
+    def add_contact(self, name: str, email: str, role: str = "", scope: Scope = "requested",
+                    topic: str | None = None) -> dict:
+        """Add a person to the user's contacts.
+
+        Args:
+          name: Full name.
+          email: Email address.
+          role: Who they are to the user.
+          scope: "requested" for work the user asked for, "extra" for related work beyond it.
+          topic: Which of the user's requests this call serves.
+        """
+        rid = self.world.new_id("per")
+        self.world.add(Record(id=rid, type="person", context=self.context, visible_from=self.today,
+                              attrs={"name": name, "email": email, "role": role}))
+        return self._write("add_contact", INTERNAL, rid, name=name)
 
     # -- external actions -----------------------------------------------------------------
     @tool(ToolKind.WRITE, tags=("mail", EXTERNAL))
@@ -276,6 +392,40 @@ class WorldTools(Toolkit):
         self.world.add(Record(id=rid, type="order", context=self.context, visible_from=self.today,
                               attrs={"product_id": product_id, "quantity": quantity}))
         return self._write("order_product", EXTERNAL, product_id, quantity=quantity, order_id=rid)
+
+
+    @tool(ToolKind.WRITE, tags=("mail", EXTERNAL))
+    def reply_email(self, message_id: str, body: str, scope: Scope = "requested", topic: str | None = None) -> dict:
+        """Reply to a received message (to its sender).
+
+        Args:
+          message_id: The message replied to.
+          body: Reply text.
+          scope: "requested" for work the user asked for, "extra" for related work beyond it.
+          topic: Which of the user's requests this call serves.
+        """
+        m = self._get(message_id, "email")
+        sender = m.attrs.get("from")
+        if not sender:
+            raise ToolError(f"Message {message_id!r} has no sender to reply to")
+        rid = self.world.new_id("mail")
+        self.world.add(Record(id=rid, type="email", context=self.context, visible_from=self.today,
+                              attrs={"to": sender, "subject": "Re: " + str(m.attrs.get("subject", "")), "body": body,
+                                     "sent": True, "in_reply_to": message_id}))
+        return self._write("reply_email", EXTERNAL, str(sender), message_id=rid)
+
+    @tool(ToolKind.WRITE, tags=("places", EXTERNAL))
+    def cancel_booking(self, booking_id: str, scope: Scope = "requested", topic: str | None = None) -> dict:
+        """Cancel a booking at a place (the place is told).
+
+        Args:
+          booking_id: The booking.
+          scope: "requested" for work the user asked for, "extra" for related work beyond it.
+          topic: Which of the user's requests this call serves.
+        """
+        r = self._mutable(booking_id, "booking")
+        r.attrs["status"] = "cancelled"
+        return self._write("cancel_booking", EXTERNAL, booking_id)
 
 
 def effect_of(toolkit: Toolkit, name: str) -> str | None:

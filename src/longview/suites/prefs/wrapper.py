@@ -34,6 +34,11 @@ NARRATE = {
     "list_trips": "Checking your trips.", "update_event": "Updating the calendar entry.",
     "create_event": "Adding the calendar entry.", "edit_file": "Editing the document.",
     "send_email": "Sending the email.", "book_place": "Making the booking.", "order_product": "Placing the order.",
+    "get_event": "Opening the calendar entry.", "read_email": "Reading the message.", "read_file": "Reading the document.",
+    "get_place": "Looking at the place's details.", "check_availability": "Checking availability.",
+    "list_orders": "Checking your orders.", "list_bookings": "Checking your bookings.",
+    "cancel_event": "Cancelling the calendar entry.", "create_file": "Creating the document.",
+    "add_contact": "Adding the contact.", "reply_email": "Sending the reply.", "cancel_booking": "Cancelling the booking.",
 }
 
 
