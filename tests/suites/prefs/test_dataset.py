@@ -104,3 +104,23 @@ def test_every_family_is_asked_in_several_phrasings(ds):
     assert all(n > 0 for n in used.values()), [k for k, n in used.items() if n == 0]
     names = [s["function"]["name"] for s in WorldTools(PrefsWorld(), "work", "2026-01-05").schemas()]
     assert len(names) == 25 and {"reply_email", "read_email", "get_event", "check_availability"} <= set(names)
+
+
+def test_the_new_tools_read_and_write_the_world():
+    from longview.suites.prefs.world import PrefsWorld, Record, WorldTools
+
+    w = PrefsWorld()
+    w.add(Record(id="per_1", type="person", context="work", visible_from="2026-01-01", attrs={"name": "A B"}))
+    w.add(Record(id="eml_1", type="email", context="work", visible_from="2026-01-01", attrs={"from": "per_1", "subject": "x"}))
+    w.add(Record(id="evt_1", type="event", context="work", visible_from="2026-01-01", attrs={"title": "t"}))
+    w.add(Record(id="plc_1", type="place", context="work", visible_from="2026-01-01", attrs={"online_booking": True}))
+    t = WorldTools(w, "work", "2026-01-05")
+    for name, args in (("reply_email", {"message_id": "eml_1", "body": "ok"}), ("cancel_event", {"event_id": "evt_1"}),
+                       ("create_file", {"name": "n", "text": "x"}), ("add_contact", {"name": "C D", "email": "c@d"}),
+                       ("book_place", {"place_id": "plc_1", "day": "2026-01-09", "time": "19:00", "party": 2})):
+        assert t.call(name, args).ok, name
+    assert t.call("check_availability", {"place_id": "plc_1", "day": "2026-01-09", "time": "19:00"}).output["available"] is False
+    bkg = t.call("list_bookings", {}).output["bookings"][0]["id"]
+    assert t.call("cancel_booking", {"booking_id": bkg}).ok
+    assert w.records["evt_1"].attrs["status"] == "cancelled" and [e["tool"] for e in w.log][0] == "reply_email"
+    assert not t.call("read_email", {"message_id": "nope"}).ok

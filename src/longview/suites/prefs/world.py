@@ -317,7 +317,7 @@ class WorldTools(Toolkit):
         rid = self.world.new_id("fil")
         self.world.add(Record(id=rid, type="file", context=self.context, visible_from=self.today,
                               attrs={"name": name, "content": text}))
-        return self._write("create_file", INTERNAL, rid, name=name)
+        return self._write("create_file", INTERNAL, rid, file_name=name)
 
     @tool(ToolKind.WRITE, tags=("contacts", INTERNAL))
     def add_contact(self, name: str, email: str, role: str = "", scope: Scope = "requested",
@@ -334,7 +334,7 @@ class WorldTools(Toolkit):
         rid = self.world.new_id("per")
         self.world.add(Record(id=rid, type="person", context=self.context, visible_from=self.today,
                               attrs={"name": name, "email": email, "role": role}))
-        return self._write("add_contact", INTERNAL, rid, name=name)
+        return self._write("add_contact", INTERNAL, rid, contact_name=name)
 
     # -- external actions -----------------------------------------------------------------
     @tool(ToolKind.WRITE, tags=("mail", EXTERNAL))
