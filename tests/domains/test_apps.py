@@ -32,6 +32,27 @@ def test_login_token_and_appworld_shapes(tmp_path):
     assert not bad.ok and "todoist__login" in bad.error
 
 
+def test_gmail_sends_and_drafts_with_appworld_names(tmp_path):
+    """AppWorld's names, which the π-Bench rule scripts read: a send returns sent_email_thread_id and
+    sent_email_id (law_trainee_task_012's script labels the thread it names), a draft's recipients
+    are recipient_email_addresses (Financier_task_005's, law_trainee_task_018's)."""
+    s, t = kit(tmp_path)
+    s.add_account("gmail", "me@x.org", "pw")
+    tok = t.call("gmail__login", {"username": "me@x.org", "password": "pw"}).output["access_token"]
+    sent = t.call("gmail__send_email", {"access_token": tok, "email_addresses": ["a@x.org"], "subject": "S",
+                                        "body": "B"}).output
+    assert set(sent) == {"message", "sent_email_thread_id", "sent_email_id"}
+    assert t.call("gmail__label_thread", {"access_token": tok, "email_thread_id": sent["sent_email_thread_id"],
+                                          "label": "needs-review"}).ok
+    draft = t.call("gmail__create_draft", {"access_token": tok, "recipient_email_addresses": ["a@x.org"],
+                                           "subject": "D", "body": "B"}).output
+    assert set(draft) == {"message", "draft_id"}
+    out = t.call("gmail__send_email_from_draft", {"access_token": tok, "draft_id": draft["draft_id"]}).output
+    assert set(out) == {"message", "sent_email_thread_id", "sent_email_id"}
+    assert not t.call("gmail__create_draft", {"access_token": tok, "recipient_email_addresses": ["a@x.org"],
+                                              "body": "B", "belongs_to_email_thread_id": 999}).ok
+
+
 def test_open_login_only_without_seeded_accounts(tmp_path):
     s = AppsState(open_login=True)
     t = AppsToolkit(s, tmp_path)

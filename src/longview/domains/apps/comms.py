@@ -25,7 +25,7 @@ class MailApp(AppBase):
     def _mail(self, me: str, email_addresses: list[str], subject: str, body: str, cc: list[str] | None,
               draft: bool) -> Email:
         if not email_addresses:
-            raise ToolError("email_addresses must not be empty.")
+            raise ToolError("At least one recipient is required.")
         eid = self.state.next_id()
         e = Email(email_id=eid, thread_id=eid, sender=me, recipients=email_addresses, cc=cc or [], subject=subject,
                   body=body, draft=draft, sent_at="" if draft else self.state.now)
@@ -45,19 +45,27 @@ class MailApp(AppBase):
           cc_email_addresses: CC recipients.
         """
         e = self._mail(self._user("gmail", access_token), email_addresses, subject, body, cc_email_addresses, False)
-        return {"message": "Email sent.", "email_thread_id": e.thread_id, "email_id": e.email_id}
+        return {"message": "Email sent.", "sent_email_thread_id": e.thread_id, "sent_email_id": e.email_id}
 
     @tool(W, tags=("gmail",), name="gmail__create_draft")
-    def create_draft(self, access_token: str, email_addresses: list[str], subject: str, body: str) -> dict[str, Any]:
-        """Create an email draft.
+    def create_draft(self, access_token: str, recipient_email_addresses: list[str], body: str,
+                     subject: str | None = None, belongs_to_email_thread_id: int | None = None) -> dict[str, Any]:
+        """Create an email draft (AppWorld's argument names: recipients are recipient_email_addresses).
 
         Args:
           access_token: Token from gmail__login.
-          email_addresses: Recipients.
-          subject: Subject line.
+          recipient_email_addresses: Recipients.
           body: Body text.
+          subject: Subject line ("(no subject)" when omitted).
+          belongs_to_email_thread_id: The thread the draft belongs to (a reply or forward).
         """
-        e = self._mail(self._user("gmail", access_token), email_addresses, subject, body, None, True)
+        me = self._user("gmail", access_token)
+        if belongs_to_email_thread_id is not None and not any(
+                m.thread_id == belongs_to_email_thread_id and not m.draft for m in self.state.emails):
+            raise ToolError(f"Email thread {belongs_to_email_thread_id} not found.")
+        e = self._mail(me, recipient_email_addresses, subject or "(no subject)", body, None, True)
+        if belongs_to_email_thread_id is not None:
+            e.thread_id = belongs_to_email_thread_id
         return {"message": "Draft created.", "draft_id": e.email_id}
 
     @tool(W, tags=("gmail",), name="gmail__send_email_from_draft")
@@ -71,7 +79,8 @@ class MailApp(AppBase):
         me = self._user("gmail", access_token)
         e = find([m for m in self.state.emails if m.sender == me and m.draft], "email_id", draft_id, None, "Draft")
         e.draft, e.sent_at = False, self.state.now
-        return {"message": "Email sent.", "email_thread_id": e.thread_id, "email_id": e.email_id}
+        return {"message": "Sent email from your draft.", "sent_email_thread_id": e.thread_id,
+                "sent_email_id": e.email_id}
 
     @tool(W, tags=("gmail",), name="gmail__update_draft")
     def update_draft(self, access_token: str, draft_id: int, email_addresses: list[str] | None = None,

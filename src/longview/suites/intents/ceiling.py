@@ -43,9 +43,10 @@ def _resolve(value: Any, tokens: dict[str, str], outputs: list[Any]) -> Any:
         return tokens.get(value[7:], "")
     if isinstance(value, str) and value.startswith("$last:"):
         key = value[6:]
-        for out in reversed(outputs):
-            if isinstance(out, dict) and key in out:
-                return out[key]
+        for out in reversed(outputs):  # AppWorld names what a send returns 'sent_<id>'
+            for k in (key, f"sent_{key}"):
+                if isinstance(out, dict) and k in out:
+                    return out[k]
         return None
     if isinstance(value, list):
         return [_resolve(v, tokens, outputs) for v in value]

@@ -142,7 +142,7 @@ def _needs(request: str, text: str, names: list[str], apps: set[str], assets: li
     code_only = bool(CODE_ONLY.search(request)) and not SHELL.search(request)
     gone = [] if code_only else absent_inputs(request, available)
     if gone:
-        out.append(("needs_absent_asset", f"reads {', '.join(gone)}, which the release does not contain"))
+        out.append(("needs_absent_asset", f"reads {', '.join(gone)}, which this checkout does not contain"))
     m = SHELL.search(text)
     if m:
         out.append(("needs_shell", f"asks to run code ('{m.group(0)[:40]}'; no shell offline)"))
