@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from longview.harness.runstore import Manifest
-from longview.harness.scorecard import Scorecard, upgrade_json
+from longview.harness.scorecard import Scorecard, fill_models_json, upgrade_json
 from longview.kernel.errors import DataError, LongviewError
 from longview.kernel.ids import read_json
 
@@ -35,7 +35,8 @@ class MetricRow(BaseModel):
     suite: str = Field(description="Suite name.")
     dataset: str = Field(description="Dataset name.")
     agent: str = Field(description="Agent: ref:..., a model (provider/model) or your own agent's name.")
-    model: str | None = Field(description="The model under test when the agent is a model; None for a reference agent.")
+    model: str | None = Field(description="The model under test behind the row (the scorecard row's `model`): the "
+                              "agent when it is a model, the model a harness was paired with; None for a reference agent.")
     variant: str = Field(description="Variant or condition.")
     metric: str = Field(description="Metric name, as in the scorecard JSON and the report.")
     breakdown: str = Field(description="'' for the overall value, else 'dimension=level'.")
@@ -73,8 +74,7 @@ class LoadedRun(BaseModel):
         base: dict[str, Any] = dict(run=str(self.path), suite=sc.suite, dataset=sc.dataset.name, seed=man.config.get("seed"),
                     config_hash=man.config_hash, package_version=man.package_version)
         for row in sc.rows:
-            model = None if row.agent.startswith("ref:") or "/" not in row.agent else row.agent
-            common: dict[str, Any] = dict(base, agent=row.agent, model=model, variant=row.variant, n_aborted=row.n_aborted,
+            common: dict[str, Any] = dict(base, agent=row.agent, model=row.model, variant=row.variant, n_aborted=row.n_aborted,
                           n_missing=row.n_missing)
             for metric, value in row.metrics.items():
                 info = sc.metrics.get(metric)
@@ -123,7 +123,9 @@ def load_run(path: str | Path) -> LoadedRun:
                                                       "(`longview show` scores one that has none)")
     try:
         manifest = Manifest.model_validate(read_json(root / "manifest.json"))
-        scorecard = Scorecard.model_validate(upgrade_json(read_json(root / "scorecard.json")))
+        # a scorecard written before the common shape, or before rows carried their model, reads as a current one
+        scorecard = Scorecard.model_validate(fill_models_json(upgrade_json(read_json(root / "scorecard.json")),
+                                                              manifest.config))
     except ValueError as e:  # pydantic's ValidationError: one line naming the first field
         first = " ".join(str(e).split())[:300]
         raise LongviewError(f"{root}: not a longview run folder of this version ({first})") from None

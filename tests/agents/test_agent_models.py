@@ -34,6 +34,8 @@ def test_a_stdio_harness_calls_its_model_through_longview_and_is_counted(tmp_pat
     assert r.exit_code == 0, r.output
     sc = json.loads((tmp_path / "r.json").read_text())
     assert sorted(row["agent"] for row in sc["rows"]) == [f"{MODEL_AGENT} @ hosted_vllm/m1", f"{MODEL_AGENT} @ hosted_vllm/m2"]
+    assert {row["agent"]: row["model"] for row in sc["rows"]} == {
+        f"{MODEL_AGENT} @ hosted_vllm/{m}": f"hosted_vllm/{m}" for m in ("m1", "m2")}  # the row's model, by itself
     calls = [u for u in _usage_lines(tmp_path / "r") if u["role"] == "agent"]
     assert seen > 0 and len(calls) == seen  # every call the model server answered is in usage.jsonl
     assert sc["run"]["usage"]["roles"]["agent"]["calls"] == seen  # ... and in the scorecard

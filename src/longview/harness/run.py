@@ -36,7 +36,7 @@ from longview.harness.plan import (  # noqa: F401 - the run API in one place
     suite_options,
 )
 from longview.harness.runstore import OUTCOMES, SCORECARD, Manifest, RunStore, atomic_write, config_hash
-from longview.harness.scorecard import Scorecard, as_planned
+from longview.harness.scorecard import Scorecard, as_planned, with_models
 from longview.harness.suite import AnySuite
 from longview.kernel.errors import ConfigError
 from longview.kernel.models.usage import add_summaries
@@ -179,6 +179,7 @@ def score_folder(store: RunStore, suite: AnySuite | None = None, dataset: Datase
     finished = store.finished()
     sc = as_planned(suite.score([text for _, text in finished], dataset, options, manifest.config.get("seed", 0)),
                     manifest.units)
+    sc = with_models(sc, manifest.config)  # the model behind each row: the harness knows it, not the suite
     outcomes = {folder: cell_outcomes(suite, text, dataset) for folder, text in finished}
     return Scored(suite, sc, outcomes, manifest)
 

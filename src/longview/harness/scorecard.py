@@ -50,7 +50,13 @@ class Coverage(BaseModel):
 class Row(BaseModel):
     """One (agent, variant) of a scorecard."""
 
-    agent: str = Field(description="Agent name: ref:... or provider/model.")
+    agent: str = Field(description="Agent name: ref:..., provider/model, or an agent of your own (a harness run "
+                       "with --model is 'COMMAND @ MODEL').")
+    model: str | None = Field(
+        default=None,
+        description="The model under test behind the row, from the run's configuration: the agent itself when the "
+                    "agent is a model (--model), the model a harness (cmd:, mcp:) was paired with; None for a "
+                    "reference agent or an agent that brings its own model. Filled by the harness, not the suite.")
     variant: str = Field(description="Variant or condition.")
     metrics: dict[str, float | None] = Field(description="Unit-macro means; None when undefined for every unit.")
     ci95: dict[str, tuple[float, float] | None] = Field(
@@ -138,6 +144,38 @@ def row_order(agent: str, variant: str, variants: list[str]) -> tuple[bool, str,
 
 # Row fields of the common shape; anything else a scorecard JSON row holds predates it.
 ROW_FIELDS = frozenset(Row.model_fields)
+
+
+def row_model(agent: str, config: Mapping[str, Any]) -> str | None:
+    """The model under test behind the row of ``agent``, read from a run's config (the manifest's):
+    a harness paired with a model records it in its identity; a model agent is its own model."""
+    external = config.get("external_agents")
+    if isinstance(external, Mapping) and agent in external:
+        identity = external[agent]
+        model = identity.get("model") if isinstance(identity, Mapping) else None
+        return model if isinstance(model, str) else None
+    models = config.get("models")
+    agents = models.get("agents") if isinstance(models, Mapping) else None
+    return agent if isinstance(agents, list) and agent in agents else None
+
+
+def with_models(sc: Scorecard, config: Mapping[str, Any]) -> Scorecard:
+    """``sc`` with every row's ``model`` filled from the run's config."""
+    return sc.model_copy(update={"rows": [r.model_copy(update={"model": row_model(r.agent, config)}) for r in sc.rows]})
+
+
+def fill_models_json(data: dict[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
+    """A scorecard JSON written before rows carried ``model`` (the upgrade path for old run
+    folders): each row gets it from the run's config. Rows that carry it are left as they are."""
+    rows = data.get("rows")
+    if not isinstance(rows, list) or all(not isinstance(r, dict) or "model" in r for r in rows):
+        return data
+    new_rows = []
+    for r in rows:
+        if isinstance(r, dict) and "model" not in r and isinstance(r.get("agent"), str):
+            r = {"agent": r["agent"], "model": row_model(r["agent"], config), **r}
+        new_rows.append(r)
+    return {**data, "rows": new_rows}
 
 
 def upgrade_json(data: dict[str, Any]) -> dict[str, Any]:

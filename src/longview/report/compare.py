@@ -25,6 +25,8 @@ class PairedDiff(BaseModel):
     mean_b: float | None = Field(description="B's mean over the paired units.")
     diff: float | None = Field(description="Mean of B − A over the paired units.")
     ci95: tuple[float, float] | None = Field(description="Paired bootstrap interval; None with fewer than 2 units.")
+    model_a: str | None = Field(default=None, description="The model under test behind A's row (its `model`).")
+    model_b: str | None = Field(default=None, description="The model under test behind B's row (its `model`).")
 
 
 class Comparison(BaseModel):
@@ -75,7 +77,8 @@ def paired_diff(metric: str, ra: dict[str, Any], rb: dict[str, Any], seed: int) 
     n, mean_a, mean_b, diff, ci = paired_difference(
         _clusters(ra), _clusters(rb), metric, seed=seed_from(seed, "compare", _key(ra), _key(rb), metric),
         n_boot=max(int(ra.get("n_boot") or 2000), int(rb.get("n_boot") or 2000)))
-    return PairedDiff(metric=metric, a=_key(ra), b=_key(rb), n=n, mean_a=mean_a, mean_b=mean_b, diff=diff, ci95=ci)
+    return PairedDiff(metric=metric, a=_key(ra), b=_key(rb), n=n, mean_a=mean_a, mean_b=mean_b, diff=diff, ci95=ci,
+                      model_a=ra.get("model"), model_b=rb.get("model"))
 
 
 def compare(a: RunData, b: RunData, seed: int = 0) -> Comparison:
@@ -95,11 +98,18 @@ def comparison_table(c: Comparison):
     def f(x: float | None, sign: bool = False) -> str:
         return "–" if x is None else (f"{x:+.3f}" if sign else f"{x:.3f}")
 
+    def own(model: str | None, key: str) -> bool:  # a model that is not the row's agent name itself
+        return model is not None and not key.startswith(f"{model} · ")
+
+    # A model column only when some row's model is not its agent name (a harness paired with a model).
+    models = any(own(d.model_a, d.a) or own(d.model_b, d.b) for d in c.diffs)
     t = Table(title=f"{c.suite}: B ({c.b}) − A ({c.a}), paired over {c.over} in both runs, bootstrap 95% CI")
-    for col in ("row (A → B)", "metric", c.over, "A", "B", "B − A", "95% CI"):
-        t.add_column(col, justify="left" if col in ("row (A → B)", "metric") else "right")
+    for col in ("row (A → B)", *(["model (A → B)"] if models else []), "metric", c.over, "A", "B", "B − A", "95% CI"):
+        t.add_column(col, justify="left" if col in ("row (A → B)", "model (A → B)", "metric") else "right")
     for d in c.diffs:
         ci = "–" if d.ci95 is None else f"[{d.ci95[0]:+.3f}, {d.ci95[1]:+.3f}]"
         row = d.a if d.a == d.b else f"{d.a} → {d.b}"  # one name when the rows pair by the same name
-        t.add_row(row, d.metric, str(d.n), f(d.mean_a), f(d.mean_b), f(d.diff, True), ci)
+        ma, mb = d.model_a or "–", d.model_b or "–"
+        model = [ma if ma == mb else f"{ma} → {mb}"] if models else []
+        t.add_row(row, *model, d.metric, str(d.n), f(d.mean_a), f(d.mean_b), f(d.diff, True), ci)
     return t

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from longview.harness.cell import CellOutcomes
 from longview.harness.runstore import MARKER, OUTCOMES, SCORECARD, RunStore, read_run_file
-from longview.harness.scorecard import upgrade_json
+from longview.harness.scorecard import fill_models_json, upgrade_json
 from longview.harness.suite import AnySuite
 from longview.kernel.errors import DataError, LongviewError, RunFolderError
 from longview.kernel.trace import PROMPTS
@@ -110,7 +110,9 @@ def _scorecard(root: Path, manifest: dict[str, Any], suite: AnySuite | None) -> 
     written into the run directory), and that scoring is returned for its session outcomes."""
     path = root / SCORECARD
     if path.exists() or path.is_symlink():
-        data = upgrade_json(_read_json(path, root))  # a run scored before the common shape reads as one
+        # a run scored before the common shape (or before rows carried their model) reads as a current one
+        config = manifest.get("config")
+        data = fill_models_json(upgrade_json(_read_json(path, root)), config if isinstance(config, dict) else {})
         for key in ("suite", "rows"):
             if key not in data:
                 raise DataError(str(path), "<scorecard>", key, "the common scorecard shape (suite, dataset, metrics, rows)")

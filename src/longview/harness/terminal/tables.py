@@ -22,15 +22,20 @@ def rows_table(sc: Any) -> Table:
     rows = data["rows"]
     names = list(dict.fromkeys(k for r in rows for k in r["metrics"]))
     t = Table(title=f"{data['suite']} scorecard · {data['dataset']['name']} ({_count(data['dataset'].get('units'), 'unit')}, unit-macro, 95% CI)")
+    # A model column only when some row's model is not its agent name (a harness paired with a model).
+    models = any(r.get("model") not in (None, r["agent"]) for r in rows)
     t.add_column("Agent")
+    if models:
+        t.add_column("Model")
     t.add_column("Variant")
     t.add_column("N", justify="right")
     for n in names:
         t.add_column(n, justify="right")
     for r in rows:
         n = str(r["n"]) + (f" (+{r['n_aborted']} aborted)" if r.get("n_aborted") else "")
-        t.add_row(r["agent"], r["variant"], n, *[fmt_ci(r["metrics"].get(k), (r.get("ci95") or {}).get(k))
-                                                 + fmt_coverage((r.get("coverage") or {}).get(k)) for k in names])
+        model = [r.get("model") or NA] if models else []
+        t.add_row(r["agent"], *model, r["variant"], n, *[fmt_ci(r["metrics"].get(k), (r.get("ci95") or {}).get(k))
+                                                         + fmt_coverage((r.get("coverage") or {}).get(k)) for k in names])
     return t
 
 

@@ -78,6 +78,8 @@ class Row(BaseModel):
     """One (agent, variant) of the scorecard."""
 
     agent: str = Field(description="Agent name.")
+    model: str | None = Field(default=None, description="The model under test behind the row (the common row's "
+                              "`model`, filled by the harness); None for a reference agent.")
     variant: str = Field(description="Variant name.")
     group: str = Field(description="Gap group: the model, or 'reference' for scripted agents.")
     metrics: Metrics = Field(description="Persona-macro metrics.")

@@ -40,7 +40,10 @@ def fmt_ci(x: float | None, ci: tuple[float, float] | None) -> str:
 def scorecard_table(sc: Scorecard) -> Table:
     """Every (agent, variant) row with its metrics, intervals, Gap and GapRec."""
     t = Table(title=f"ATR scorecard · {sc.dataset.name} ({sc.dataset.units} personas, persona-macro)")
+    models = any(r.model not in (None, r.agent) for r in sc.rows)  # a harness paired with a model
     t.add_column("Agent")
+    if models:
+        t.add_column("Model")
     t.add_column("Variant")
     t.add_column("N", justify="right")
     for name, _ in _COLUMNS:
@@ -54,7 +57,8 @@ def scorecard_table(sc: Scorecard) -> Table:
         n = str(r.n_personas) + (f" (+{r.n_aborted} aborted)" if r.n_aborted else "")
         vals = [fmt_ci(getattr(r.metrics, k), getattr(r.ci95, k)) for _, k in _COLUMNS]
         extra = [" / ".join(fmt(v) for v in (r.tsacc_pass_k or {}).values()) or NA] if repeated else []
-        t.add_row(r.agent, r.variant, n, *vals, fmt(r.gap), fmt(r.gap_rec), *extra)
+        model = [r.model or NA] if models else []
+        t.add_row(r.agent, *model, r.variant, n, *vals, fmt(r.gap), fmt(r.gap_rec), *extra)
     return t
 
 
