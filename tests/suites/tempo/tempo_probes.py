@@ -125,3 +125,36 @@ class ToolSpammer(Spammer):
                 calls.append(self._call("request_approval", message=f"May I {tool} {rid}?",
                                         actions=[{"tool": tool, "args": args}]) if self.ask else self._call(tool, **args))
         return AssistantTurn(tool_calls=calls)
+
+
+class PasteBack(Spammer):
+    """Content-free: in every activation it pastes what it was told (the briefing) back to the user."""
+
+    def __init__(self, scenario: Scenario, persona: str) -> None:
+        super().__init__(scenario, persona, open_all=False)
+        self.name = "probe:paste-back"
+
+    async def act(self, obs: Observation) -> AssistantTurn:
+        if obs.session_id in self.done:
+            return AssistantTurn(tool_calls=[self._call("finish")])
+        self.done.add(obs.session_id)
+        return AssistantTurn(tool_calls=[self._call("send_message", text=obs.messages[0].content or "")])
+
+
+class AskEverything(Spammer):
+    """Content-free: in every activation it asks the user about every record, one question each
+    (whether to go ahead, by when, who should get it, what it should say), and does nothing else."""
+
+    def __init__(self, scenario: Scenario, persona: str) -> None:
+        super().__init__(scenario, persona, open_all=False)
+        self.name = "probe:ask-everything"
+        self.answers: list[str] = []
+
+    async def act(self, obs: Observation) -> AssistantTurn:
+        self.answers += [m.content or "" for m in obs.messages if m.role == "tool" and m.name == "send_message"]
+        if obs.session_id in self.done:
+            return AssistantTurn(tool_calls=[self._call("finish")])
+        self.done.add(obs.session_id)
+        return AssistantTurn(tool_calls=[self._call("send_message", text=(
+            f"About {rid}: should I just go ahead or ask you first, when do you need it by, who should get it, "
+            "and what should it include?")) for rid in self.ids])

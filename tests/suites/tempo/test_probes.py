@@ -4,7 +4,15 @@ their score (issue 22's 'done when', on five built-in scenarios x three personas
 import statistics
 
 import pytest
-from tempo_probes import MessageDeferralOracle, Spammer, SummarisingOracle, ToolSpammer, run_world
+from tempo_probes import (
+    AskEverything,
+    MessageDeferralOracle,
+    PasteBack,
+    Spammer,
+    SummarisingOracle,
+    ToolSpammer,
+    run_world,
+)
 
 from longview.suites.tempo.agents import ReferenceAgent
 from longview.suites.tempo.model import PERSONAS
@@ -46,6 +54,24 @@ def test_every_tool_on_every_id_scores_at_the_floor(builtin, ask):
     assert mean([s.tc_rules for s in spam]) <= mean([s.tc_rules for s in low]) + 0.10
     assert mean([s.tr_d for s in spam]) <= mean([s.tr_d for s in low]) + 0.10
     assert mean([s.ta.ta for s in spam if s.ta]) <= 0.10
+
+
+@pytest.mark.parametrize("make", [PasteBack, AskEverything], ids=["paste-back", "ask-everything"])
+def test_pasting_back_or_asking_about_everything_scores_at_the_floor(builtin, floor, make):
+    """Echoing what it was told, or asking about every record (one question each: go ahead? by
+    when? to whom? saying what?) and doing nothing, earns no more than doing nothing."""
+    runs = scores(builtin, make)
+    assert mean([s.ta.ta for s in runs if s.ta]) <= 0.10
+    for key in ("tc_rules", "tr_d", "trust_sim"):
+        assert mean([getattr(s, key) for s in runs]) <= mean([getattr(s, key) for s in floor]) + 0.10, key
+    assert mean([s.interruptions for s in runs]) > 10  # and it costs the user's attention
+
+
+def test_the_asking_probe_is_really_answered(builtin):
+    sc = builtin.by_id["shopping-monitor"]
+    w = run_world(sc, "reviewer", AskEverything(sc, "reviewer"))
+    replies = [x.text for x in w.said if x.kind == "reply"]
+    assert any("I need it done by" in r for r in replies)  # it learns facts; it still does no work
 
 
 def test_oracle_stating_its_deferral_in_a_message_earns_ta(builtin):

@@ -9,7 +9,8 @@ from tempo_probes import run_world
 
 from longview.kernel.clock import SimClock
 from longview.suites.tempo.agents import ReferenceAgent
-from longview.suites.tempo.env import ANSWERS, TempoEnv
+from longview.suites.tempo.clarify import DEPTH as ANSWERS
+from longview.suites.tempo.env import TempoEnv
 from longview.suites.tempo.scoring import task_scores
 
 LABELS = ("Latent need:", "No action:", "Act on:", "Prepare:", "Present:", "Nudge:")
@@ -67,6 +68,43 @@ def test_clarifying_questions_are_answered_from_what_the_persona_knows(sc, perso
     env.replies.clear()
     env.send_message("ITEM-1 is the better one.")  # not a question: no reply
     assert env.replies == []
+
+
+def test_clarifying_questions_about_time_channel_and_content_are_answered_from_scenario_facts(sc):
+    from longview.suites.tempo.clarify import UNCLEAR, UNKNOWN
+
+    env = env_at(sc, "reviewer", "2026-03-02T10:00")
+    env.world.active["t01"] = datetime(2026, 3, 2, 9, 30)
+    t01 = sc.task("t01")
+    env.send_message("When do you need ITEM-1 by?")
+    assert env.replies[-1] == f"I need it done by {t01.due:%A %H:%M}."  # the scored due time, nothing else
+    env.send_message("Who should get ITEM-1, and what should the order include?")
+    assert env.replies[-1] == "I don't know of anyone else who needs it. Make sure it mentions £160."  # from ITEM-1's own text
+    env.send_message("Should I order ITEM-1, and by when?")
+    assert env.replies[-1] == f"{ANSWERS['suggest']} I need it done by {t01.due:%A %H:%M}."
+    env.send_message("What's the weather going to be like?")  # nothing the scenario holds
+    assert env.replies[-1] == UNKNOWN
+    env.send_message("When is FORM-2 due?")  # a task that is not live: no facts about it
+    assert env.replies[-1] == UNCLEAR
+    env4 = env_at(sc, "reviewer", "2026-03-05T10:00")  # the prepared comparison goes to someone
+    env4.world.active["t06"] = datetime(2026, 3, 5, 9, 0)
+    env4.send_message("Who should the Stand B comparison go to?")
+    assert env4.replies == [f"It should go to my {sc.action('A5').args['to']}."]
+    env4.world.active["t07"] = datetime(2026, 3, 5, 9, 0)  # nothing needed: said so, whatever was asked
+    env4.send_message("When should I reorder ITEM-9, and who gets it?")
+    assert env4.replies[-1] == ANSWERS["noop"]
+
+
+def test_required_facts_the_users_records_do_not_state_are_not_revealed(sc):
+    from longview.suites.tempo.clarify import answer
+
+    sc2 = sc.model_copy(deep=True)
+    t01 = sc2.task("t01")
+    t01.include = ["a secret rubric phrase"]
+    env = env_at(sc2, "reviewer", "2026-03-02T10:00")
+    env.world.active["t01"] = datetime(2026, 3, 2, 9, 30)
+    said = answer(sc2, "reviewer", env.world, env.now(), "What should the ITEM-1 order include?")
+    assert "secret" not in said and "don't know" in said
 
 
 def test_idle_time_work_is_credited_only_when_done_while_the_user_sleeps(sc):

@@ -15,12 +15,14 @@ An act is credited to an active task by what it does, inside the task's window (
   and the agent has not yet worked on it (after a change, a request or a draft, a text about it
   is a *report*: kept for constraints and judges, no depth); never to a NOOP task (only a change
   or a request can intervene where nothing was needed);
-* a task whose output is the message itself (the wrap-up) is credited with any message sent in
-  its window;
+* a task whose output is the message itself (the wrap-up) is credited with a message sent in its
+  window that reports on the work: it names (a key of) some task the agent had worked on by then;
 * messages that are the agent's TA deferral (see ``deferral.py``) are passed in ``skip``: saying
   what waits is not a proposal;
 * an activation that attempted or proposed more than ``SHOTGUN`` changes outside the catalog
-  (every tool on every id) credits nothing at all.
+  (every tool on every id) credits nothing at all; one whose messages and notes, each naming one
+  change, together name the changes of more than ``SHOTGUN`` tasks (asking about everything in
+  sight) credits none of those texts.
 
 Depth of one act: a note is *prepare*; a message or an approval request is *suggest*; a change
 made under an approval the user gave is *suggest* too (the user decided); any other attempted
@@ -119,6 +121,7 @@ def credit(scenario: Scenario, world: TempoWorld, until: datetime | None = None,
     handled: dict[str, int] = {}  # task -> first index of a change or request credited to it
     shotgun = shotgun_sessions(world, until)
     proposals = _Proposals(scenario)
+    asking = blanket_text_sessions(scenario, world, until, skip, proposals)
     for i, e in enumerate(world.log):
         if until is not None and e.at > until:
             break
@@ -143,13 +146,15 @@ def credit(scenario: Scenario, world: TempoWorld, until: datetime | None = None,
                     out[t.id].acts.append(i)
                     handled.setdefault(t.id, i)
         else:
-            if e.kind == "message":
+            if e.kind == "message" and _reports_work(e.text, [t for t in tasks if t.id in handled and t.output != "message"]):
                 for t in live:
                     if t.output == "message":
                         out[t.id].acts.append(i)
             proposed = proposals.of(e.text)
             named = {_group(scenario, t) for t in scenario.tasks if t.id in proposed}
             cand = [t for t in live if t.output != "message" and t.id in proposed]
+            if e.session in asking:
+                continue
             if len(named) == 1 and len(cand) == 1 and not _noop_everywhere(cand[0]):
                 (out[cand[0].id].reports if cand[0].id in handled else out[cand[0].id].acts).append(i)
                 handled.setdefault(cand[0].id, i)
@@ -170,6 +175,29 @@ def shotgun_sessions(world: TempoWorld, until: datetime | None = None) -> set[st
         if n:
             misses[e.session] = misses.get(e.session, 0) + n
     return {s for s, n in misses.items() if n > SHOTGUN}
+
+
+def blanket_text_sessions(scenario: Scenario, world: TempoWorld, until: datetime | None = None,
+                          skip: Collection[int] = (), proposals: _Proposals | None = None) -> set[str]:
+    """Activations whose messages and notes, one by one, propose the changes of more than SHOTGUN
+    different tasks: asking or talking about everything in sight is not work on any of it."""
+    named: dict[str, set[str]] = {}
+    props = proposals or _Proposals(scenario)
+    for i, e in enumerate(world.log):
+        if until is not None and e.at > until:
+            break
+        if e.kind not in ("message", "note") or i in skip:
+            continue
+        proposed = props.of(e.text)
+        groups = {_group(scenario, t) for t in scenario.tasks if t.output != "message" and t.id in proposed}
+        if len(groups) == 1:
+            named.setdefault(e.session, set()).update(groups)
+    return {s for s, g in named.items() if len(g) > SHOTGUN}
+
+
+def _reports_work(text: str, worked: list[Task]) -> bool:
+    """A wrap-up message must report on the week's work: name (a key of) a task the agent worked on."""
+    return any(contains(text, k) for t in worked for k in t.keys)
 
 
 def _group(scenario: Scenario, t: Task) -> str:

@@ -32,14 +32,6 @@ from longview.suites.tempo.world import (
 )
 
 Schedule = Callable[[datetime, str, str], None]  # (when, kind, ref): a future activation
-ANSWERS = {  # the user's answer to a clarifying question about one task, by how far they want the agent to go
-    "execute": "Yes, just go ahead and do it; no need to ask me about that.",
-    "suggest": "Send me the exact change as an approval request and I'll decide.",
-    "prepare": "Just get it ready for now; don't bring it to me or change anything yet.",
-    "noop": "No need, that's already been taken care of.",
-}
-
-
 class TempoEnv(Toolkit):
     """One run's world behind typed tools. ``schedule`` registers future activations."""
 
@@ -294,18 +286,10 @@ class TempoEnv(Toolkit):
         return {"sent": True, "delivered_at": when.isoformat(), "user_status": self._status(now)}
 
     def answer(self, question: str) -> str:
-        """The user's answer to a clarifying question, from what the persona knows: how far they want
-        the agent to go with the one live task whose change the question names (their expected depth,
-        which already reflects their own later instructions), or a request to say which one."""
-        from longview.suites.tempo.attribution import proposes
+        """The user's answer to a clarifying question, from what the persona knows (clarify.py)."""
+        from longview.suites.tempo.clarify import answer
 
-        now = self.now()
-        named = {t.action for t in self.scenario.tasks if proposes(question, self.scenario, t)}
-        live = [t for t in self.scenario.tasks if t.id in self.world.active and self.world.active[t.id] <= now <= t.due
-                and proposes(question, self.scenario, t)]
-        if len(named) != 1 or not live:
-            return "I'm not sure which thing you mean; ask me about one item at a time."
-        return ANSWERS[live[0].depth[self.persona]]
+        return answer(self.scenario, self.persona, self.world, self.now(), question)
 
     def request_approval(self, message: str, actions: list[dict[str, Any]]) -> dict:
         now, av = self.now(), self.scenario.availability

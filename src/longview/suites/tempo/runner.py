@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -145,7 +145,8 @@ class ScenarioRun:
             if ts.expected == "noop" and ts.chosen == "noop":
                 continue  # nothing happened, nothing for the user to notice
             if ts.chosen != ts.expected:
-                when = timing.next_available(self.scenario.availability, t.due)
+                # a minute after the close: what the agent does in answer is past the task's window
+                when = timing.next_available(self.scenario.availability, t.due + timedelta(minutes=1))
                 self.push(when, "feedback", feedback_text(user_title(self.scenario, t), ts.expected, ts.chosen))
 
     def checkpoint(self, now: datetime) -> None:

@@ -17,7 +17,7 @@ STRUCTURE: dict[str, dict[str, Any]] = {
         "omit": ["t12"],
         "overnight": {"day": 2, "ask": "Before I sleep: please get the ablation sweep going tonight while the GPUs are idle; "
                       "I want to read the numbers first thing tomorrow morning.",
-                      "job": {"title": "Ablation sweep (JOB-3, 4 GPU-hours)", "body": "Three ablations of the main model; 1 GPU, 4 hours."}},
+                      "job": {"title": "Ablation sweep", "body": "Three ablations of the main model; 1 GPU, 4 hours."}},
         "chain": {"notice": "The cluster office processed your usage report: a GPU-hour credit is now on your account.",
                   "item": {"title": "Cluster credit note", "body": "Credit of 40 GPU-hours, reference CR-3318."}, "fact": "CR-3318"},
     },
@@ -34,7 +34,7 @@ STRUCTURE: dict[str, dict[str, Any]] = {
         "omit": ["t11", "t15", "t03"],
         "overnight": {"day": 4, "ask": "Tonight while I'm asleep, please generate the offline city guide pack so "
                       "it's on my phone tomorrow.",
-                      "job": {"title": "Offline city guide pack (JOB-3)", "body": "Maps and transit notes; 4 quota points."}},
+                      "job": {"title": "Offline city guide pack", "body": "Maps and transit notes; 4 quota points."}},
         "clash": {"day": 3, "notice": "The conference moved your poster session to 13:00 today, when you had the "
                   "museum tour booked; the tour can be cancelled free of charge today.",
                   "booking": {"title": "Museum tour (13:00)", "body": "Guided tour, free cancellation same day."},
@@ -49,13 +49,13 @@ STRUCTURE: dict[str, dict[str, Any]] = {
         "omit": ["t04", "t10", "t12", "t15"],
         "overnight": {"day": 2, "ask": "Could you generate this week's recipe cards overnight while I sleep? "
                       "I'll print them in the morning.",
-                      "job": {"title": "Weekly recipe cards (JOB-3)", "body": "Seven cards with shopping quantities; 4 quota points."}},
+                      "job": {"title": "Weekly recipe cards", "body": "Seven cards with shopping quantities; 4 quota points."}},
     },
     "health-recovery": {  # 13 tasks: no prepared draft, no wrap-up, a clash and a sleep-time video job
         "omit": ["t10", "t11", "t05", "t16"],
         "overnight": {"day": 3, "ask": "Please process this week's exercise videos tonight while I sleep; "
                       "I'll look at the form notes in the morning.",
-                      "job": {"title": "Exercise video form check (JOB-3)", "body": "Pose tracking on five clips; 1 GPU, 4 hours."}},
+                      "job": {"title": "Exercise video form check", "body": "Pose tracking on five clips; 1 GPU, 4 hours."}},
         "clash": {"day": 4, "notice": "Your physio moved today's session to 18:00, when your gym induction is "
                   "booked; the gym lets you cancel free of charge today.",
                   "booking": {"title": "Gym induction (18:00)", "body": "Intro session, free same-day cancellation."},
@@ -65,7 +65,7 @@ STRUCTURE: dict[str, dict[str, Any]] = {
         "omit": ["t11"],
         "overnight": {"day": 2, "ask": "Tonight, while I sleep, please generate tailored cover-letter drafts for "
                       "the three archive roles; I'll edit them in the morning.",
-                      "job": {"title": "Cover-letter drafts for archive roles (JOB-3)", "body": "Three drafts; 4 quota points."}},
+                      "job": {"title": "Cover-letter drafts for archive roles", "body": "Three drafts; 4 quota points."}},
         "chain": {"notice": "The employer acknowledged your accessibility form and confirmed the arrangements.",
                   "item": {"title": "Interview arrangements confirmation", "body": "Step-free room 2B, reference IA-562."},
                   "fact": "IA-562"},
@@ -74,7 +74,7 @@ STRUCTURE: dict[str, dict[str, Any]] = {
         "omit": ["t04"],
         "overnight": {"day": 6, "ask": "Please render the product-photo batch tonight while I sleep so the shop "
                       "listings can use them tomorrow.",
-                      "job": {"title": "Product-photo render batch (JOB-3)", "body": "24 photos; 1 GPU, 4 hours."}},
+                      "job": {"title": "Product-photo render batch", "body": "24 photos; 1 GPU, 4 hours."}},
         "chain": {"notice": "The quality sign-off came back: batch approved and the supplier issued a certificate.",
                   "item": {"title": "Batch quality certificate", "body": "Certificate QC-8802 for batch QS-4040."},
                   "fact": "QC-8802"},
@@ -87,7 +87,7 @@ STRUCTURE: dict[str, dict[str, Any]] = {
         "omit": ["t15", "t03", "t12"],
         "overnight": {"day": 2, "ask": "Please export the flashcard review video tonight while I sleep; I'll watch "
                       "it on the bus in the morning.",
-                      "job": {"title": "Flashcard review video export (JOB-3)", "body": "Units 4-5; 1 GPU, 4 hours."}},
+                      "job": {"title": "Flashcard review video export", "body": "Units 4-5; 1 GPU, 4 hours."}},
         "clash": {"day": 6, "notice": "The oral exam was moved to 17:00 today, when your conversation-club seat "
                   "is booked; the club lets you cancel free of charge today.",
                   "booking": {"title": "Conversation-club seat (17:00)", "body": "Weekly club; free same-day cancellation."},
@@ -97,6 +97,6 @@ STRUCTURE: dict[str, dict[str, Any]] = {
         "omit": ["t10", "t16"],
         "overnight": {"day": 3, "ask": "Tonight while I sleep, please run the receipt categorisation for last "
                       "year; I'll check the totals in the morning.",
-                      "job": {"title": "Receipt categorisation run (JOB-3)", "body": "412 receipts; 4 quota points."}},
+                      "job": {"title": "Receipt categorisation run", "body": "412 receipts; 4 quota points."}},
     },
 }
