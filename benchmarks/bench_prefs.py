@@ -41,8 +41,12 @@ def checks(sc) -> list[tuple[str, bool]]:
         ("ref:recency carry-over > ref:contextual", g("ref:recency", "none", "carry_over") > g("ref:contextual", "none", "carry_over")),
         ("ref:recency PET > ref:habits", g("ref:recency", "none", "pet") > g("ref:habits", "none", "pet")),
         ("ref:contextual CS > ref:recency", g("ref:contextual", "none", "cs") > g("ref:recency", "none", "cs")),
-        ("ref:reader PSA none <= rag < file < oracle: " + ", ".join(f"{k} {v:.3f}" for k, v in r.items()),
-         r["none"] <= r["rag"] < r["file"] < r["oracle"]),
+        ("ref:reader PSA none <= rag < file <= oracle: " + ", ".join(f"{k} {v:.3f}" for k, v in r.items()),
+         r["none"] <= r["rag"] < r["file"] <= r["oracle"]),
+        (f"ref:ledger/file PSA {g('ref:ledger', 'file', 'psa'):.3f} = ref:oracle (the ceiling through memory)",
+         g("ref:ledger", "file", "psa") == g("ref:oracle", "oracle", "psa")),
+        (f"ref:reader/none carry-over {g('ref:reader', 'none', 'carry_over'):.2f} <= 0.20, CS + carry-over < 0.9",
+         g("ref:reader", "none", "carry_over") <= 0.20 and g("ref:reader", "none", "cs") + g("ref:reader", "none", "carry_over") < 0.9),
         (f"leakage audit {sc.extra['leakage_total']} leaks", sc.extra["leakage_total"] == 0),
     ]
 

@@ -149,7 +149,7 @@ def test_plan_memory_option_and_reader_default(ds):
         by_agent.setdefault(c.agent, set()).add(c.variant)
     assert by_agent["ref:reader"] == {"none", "rag", "file", "oracle"}
     assert by_agent["ref:oracle"] == {"oracle"} and by_agent["ref:habits"] == {"none"}
-    assert len(cells) == 8 * 4
+    assert len(cells) == 9 * 4  # 5 single-memory agents + ref:reader on 4 memories, x 4 users
     only_rag = plan(SUITE, RunConfig(suite="prefs", agents=["ref:reader"]), ds, PrefsOptions(memory="rag,none"))
     assert sorted({c.variant for c in only_rag}) == ["none", "rag"]
     with pytest.raises(ConfigError, match="unknown memory system"):

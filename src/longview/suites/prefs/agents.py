@@ -7,6 +7,10 @@ choose the setting.
 * ``ref:oracle`` — the target read from the oracle memory;
 * ``ref:reader`` — only what the memory system returns: notes it wrote to MEMORY.md, retrieved raw
   chunks, or the oracle text; the habit when the memory says nothing.
+* ``ref:ledger`` — the memory-needing ceiling: it keeps a ledger in MEMORY.md (which setting the user
+  accepted or turned down, per context and aspect, and what the reaction pointed to) and chooses
+  only from that ledger, eliminating turned-down settings — so a misread reaction costs one more
+  session, not the probe. It never reads the oracle line and keeps nothing inside the agent.
 
 Corrections are read by an embedded lexical reader (stemmed overlap with each setting's cue words),
 deliberately imperfect: a complaint that only says what was wrong may not say which setting is wanted.
@@ -349,5 +353,63 @@ class ReaderPA(ScriptedPA):
         return [self._call("memory_append", {"text": note})]
 
 
+LEDGER_RE = re.compile(r"^- \[(?P<ctx>work|personal)\] (?P<tool>set_\w+): (?P<verdict>ok|no) (?P<used>\w+)"
+                       r"(?: -> (?P<hint>\w+))?$", re.M)
+NEGATION = {"no", "not", "but", "too", "instead", "rather", "more", "less", "dont", "didnt", "wasnt", "isnt"}
+
+
+def accepted(reaction: str) -> bool:
+    """The user took the reply as it was: a short first sentence of thanks with no objection in it."""
+    first = re.split(r"(?<=[.!?])\s", reaction.strip(), maxsplit=1)[0].lower()
+    words = re.findall(r"[a-z]+", first.replace("'", ""))
+    return 0 < len(words) <= 6 and bool(set(words) & ACCEPT_WORDS) and not set(words) & NEGATION
+
+
+def ledger_choice(attr: Attribute, ctx: str, memory: str) -> str:
+    """The setting the ledger lines of (ctx, attribute) point to, oldest line first: an accepted
+    setting stands until it is turned down; a turned-down one is excluded (all exclusions reset when
+    a confirmed setting is turned down: the preference changed); the last reaction's pointer is
+    tried first, then the habit, then the other settings in order."""
+    confirmed: str | None = None
+    excluded: set[str] = set()
+    hint: str | None = None
+    for m in LEDGER_RE.finditer(memory):
+        if m["ctx"] != ctx or m["tool"] != attr.tool_name or m["used"] not in attr.setting_ids:
+            continue
+        used = m["used"]
+        if m["verdict"] == "ok":
+            confirmed, excluded, hint = used, set(), None
+            continue
+        excluded = {used} if used == confirmed or len(excluded | {used}) == len(attr.setting_ids) else excluded | {used}
+        confirmed = None
+        hint = m["hint"] if m["hint"] in attr.setting_ids else None
+    if confirmed is not None:
+        return confirmed
+    for s in [hint, attr.habit, *attr.setting_ids]:
+        if s is not None and s not in excluded:
+            return s
+    return attr.habit
+
+
+class LedgerPA(ScriptedPA):
+    """The memory-needing ceiling: chooses only from its MEMORY.md ledger (none without file memory)."""
+
+    name = "ref:ledger"
+
+    def choose(self, attr, obs):
+        return ledger_choice(attr, session_context(obs), memory_text(obs))
+
+    def learn(self, attr, ctx, used, reaction, obs):
+        if used is None or not any(t["function"]["name"] == "memory_append" for t in obs.tools):
+            return []
+        last = obs.messages[-1].content or "" if obs.messages else reaction  # after answers to its questions
+        if accepted(last):
+            line = f"- [{ctx}] {attr.tool_name}: ok {used}"
+        else:
+            hint = read_setting(attr, reaction, used)
+            line = f"- [{ctx}] {attr.tool_name}: no {used}" + (f" -> {hint}" if hint and hint != used else "")
+        return [self._call("memory_append", {"text": line})]
+
+
 AGENTS = {"ref:habits": HabitsPA, "ref:recency": RecencyPA, "ref:contextual": ContextualPA,
-          "ref:oracle": OraclePA, "ref:reader": ReaderPA}
+          "ref:oracle": OraclePA, "ref:reader": ReaderPA, "ref:ledger": LedgerPA}

@@ -105,7 +105,7 @@ class PrefsSuite(Suite):
                  "without it Mem0 runs as a plain store", embedded="none"),
     )
     reference_agents = {"ref:habits": "none", "ref:recency": "none", "ref:contextual": "none",
-                        "ref:oracle": "oracle", "ref:reader": "file"}
+                        "ref:oracle": "oracle", "ref:reader": "file", "ref:ledger": "file"}
     variants = _all_memories()
     model_variants = ("none", "rag", "file", "oracle")
     profile = ProfileSpec(
