@@ -5,7 +5,9 @@
   (``--memory-model M``, an OpenAI-compatible provider): each finished session's user and
   assistant messages go to ``add(messages, infer=True)``, and Mem0's own LLM calls (through its
   OpenAI client, at the provider's endpoint or ``--api-base``) extract and update the memories it
-  stores. Those calls are Mem0's, not longview's: they are not cached or counted in usage.jsonl.
+  stores. Those calls go through Mem0's own client, so longview's response cache and retries do
+  not apply; each one's token usage is handed to ``usage`` (Mem0's ``response_callback``), which the
+  suite records under the ``memory`` role (usage.jsonl, the manifest, the scorecard's usage).
 * **Plain store** (offline default): the raw-message documents of ``rag`` are added with
   ``infer=False``; no LLM runs.
 
@@ -25,6 +27,7 @@ import math
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from typing import Any
 
 from longview.kernel.agent import Message
@@ -85,7 +88,7 @@ class Mem0Memory:
     name = "mem0"
 
     def __init__(self, embedding: str | None = None, dims: int | None = None, user_id: str = "longview",
-                 llm: dict[str, str] | None = None) -> None:
+                 llm: dict[str, str] | None = None, usage: Callable[[int, int, int], None] | None = None) -> None:
         try:
             from mem0 import Memory
         except ImportError as e:
@@ -103,6 +106,7 @@ class Mem0Memory:
         else:
             self.embedder, self.dims = make_hashing_embeddings(), DIM
         self.llm = llm  # {"model", "base_url", "api_key"}: LLM extraction; None: plain store
+        self.usage = usage  # (input, cached, output tokens) of each of Mem0's LLM calls
         self.chunks: list[Any] = []  # what was added: documents (plain store) or sessions' messages (extraction)
         self._mem: Any = None  # a mem0 Memory once _client() has built it
         self._dir: str | None = None
@@ -117,7 +121,8 @@ class Mem0Memory:
                 "embedder": {"provider": "langchain", "config": {"model": self.embedder}},
                 "llm": {"provider": "openai", "config": (
                     {"api_key": self.llm.get("api_key") or "unused", "model": self.llm["model"],
-                     "openai_base_url": self.llm["base_url"], "temperature": 0.0} if self.llm
+                     "openai_base_url": self.llm["base_url"], "temperature": 0.0,
+                     "response_callback": self._on_response} if self.llm
                     else {"api_key": "unused-offline", "model": "unused"})},
                 "history_db_path": os.path.join(self._dir, "history.db"),
             }
@@ -125,6 +130,15 @@ class Mem0Memory:
             for c in self.chunks:
                 self._add(c)
         return self._mem
+
+    def _on_response(self, llm: Any, response: Any, params: dict) -> None:
+        """Mem0 calls this after each of its LLM calls: hand the call's token usage on."""
+        if self.usage is None:
+            return
+        u = getattr(response, "usage", None)
+        details = getattr(u, "prompt_tokens_details", None)
+        self.usage(int(getattr(u, "prompt_tokens", 0) or 0), int(getattr(details, "cached_tokens", 0) or 0),
+                   int(getattr(u, "completion_tokens", 0) or 0))
 
     @property
     def mode(self) -> str:

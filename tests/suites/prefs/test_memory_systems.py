@@ -73,8 +73,15 @@ def test_a_memory_model_reaches_mem0_through_the_suite(tmp_path):
         comps = suite.components(roles, suite.Options())
         assert comps.memory_llm == {"model": "extractor", "base_url": server.url, "api_key": ""}
         ctx = make_ctx(tmp_path, "ref:reader", "mem0", components=comps)
+        ctx.roles = roles  # the run's ledger: Mem0's own calls are counted under the memory role
+        journal: list[dict] = []  # what a run store appends to usage.jsonl
+        roles.ledger.journal = journal.append
         res = asyncio.run(suite.run_cell(ctx))
         assert server.stats.requests >= 99  # one extraction per accumulation / change session at least
+        counted = roles.ledger.role("memory")
+        assert counted.calls == server.stats.requests  # every request the server saw, and nothing else
+        assert sum(e.get("calls", 0) for e in journal if e["role"] == "memory") == server.stats.requests
+        assert counted.input_tokens > 0 and counted.output_tokens > 0
     assert res.memory_info.startswith("mem0; LLM extraction (extractor)")
     sc = suite.score([res.model_dump_json()], ctx.dataset, suite.Options(), seed=0)
     assert sc.extra["memory_systems"]["mem0"] == [res.memory_info]

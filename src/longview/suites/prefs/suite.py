@@ -92,6 +92,24 @@ def memory_llm(roles: Roles) -> dict[str, str] | None:
 
 
 
+def memory_usage(roles: Roles):
+    """Records each of Mem0's own LLM calls under the ``memory`` role of the run's usage ledger
+    (None when no memory model is given)."""
+    model = roles.model("memory")
+    if not model:
+        return None
+
+    def record(input_tokens: int, cached_tokens: int, output_tokens: int) -> None:
+        from longview.kernel.agent import Usage
+        from longview.kernel.models.usage import price_usage
+
+        usage, known = price_usage(model, Usage(input_tokens=input_tokens, cached_tokens=cached_tokens,
+                                                output_tokens=output_tokens), roles.ledger.prices)
+        roles.ledger.record("memory", usage, cost_known=known)
+
+    return record
+
+
 class PrefsSuite(Suite):
     name = "prefs"
     summary = "MemPABench: interaction-preference memory across work/personal contexts and changes"
@@ -217,7 +235,7 @@ class PrefsSuite(Suite):
         opts = cast(PrefsOptions, ctx.options)  # the harness validates options with self.Options
         ud = ctx.dataset.get(ctx.cell.unit)  # type: ignore[attr-defined]
         memory = create(ctx.cell.variant, embedding=opts.embedding, user_id=ud.user.id,
-                        llm=(ctx.components or Components()).memory_llm)
+                        llm=(ctx.components or Components()).memory_llm, usage=memory_usage(ctx.roles))
         comps = ctx.components or Components()
         tl = Timeline(ctx, ud, memory, ctx.agent, wording=comps.wording, judge=comps.judge, rater=comps.rater,
                       trace_sessions=opts.trace, repeats=opts.repeats, max_turns=ctx.max_turns)
