@@ -6,13 +6,11 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-
 from longview.domains.personal import all_tool_names, safe_fields
 from longview.harness.context import CellContext
 from longview.harness.roles import Roles
 from longview.harness.scorecard import Scorecard as CommonScorecard
-from longview.harness.suite import Cell, RoleSpec, Section, SessionOutcome, Suite
+from longview.harness.suite import Cell, NoOptions, RoleSpec, Section, SessionOutcome, Suite
 from longview.kernel.agent import Agent
 from longview.suites.atr import report_hooks
 from longview.suites.atr.agents import REFERENCE_AGENTS, make_reference_agent
@@ -47,7 +45,7 @@ def load_dataset(spec: str) -> Dataset:
     return load_dir(Path(spec), spec, all_tool_names())
 
 
-class ATRSuite(Suite):
+class ATRSuite(Suite[Dataset, NoOptions, CellRecord]):
     name = "atr"
     summary = "ask-to-remember (ATRBench): does the agent ask now for a standing rule a later session needs?"
     roles = (
@@ -73,7 +71,7 @@ class ATRSuite(Suite):
     }
     profile = report_hooks.PROFILE
 
-    def load_dataset(self, spec: str, options: BaseModel) -> Dataset:
+    def load_dataset(self, spec: str, options: NoOptions) -> Dataset:
         return load_dataset(spec)
 
     def sample_dataset(self, folder: Path) -> str:
@@ -93,28 +91,28 @@ class ATRSuite(Suite):
             (folder / f.name).write_text(json.dumps(ep, indent=1), encoding="utf-8")
         return str(folder)
 
-    def reference_agent(self, name: str, dataset: Any, unit: str) -> Agent:
+    def reference_agent(self, name: str, dataset: Dataset, unit: str) -> Agent:
         return make_reference_agent(name, dataset.episode(unit))
 
-    def components_for(self, roles: Roles, options: BaseModel, dataset: Dataset) -> Scaffold:
+    def components_for(self, roles: Roles, options: NoOptions, dataset: Dataset) -> Scaffold:
         # The prompt set follows the dataset: the release's own on an atrbench checkout that has them.
         return scaffold_for(roles, prompt_set(dataset.name))
 
-    def sessions_in_flight(self, cell: Cell, dataset: Any, options: BaseModel) -> int:
+    def sessions_in_flight(self, cell: Cell, dataset: Dataset, options: NoOptions) -> int:
         """A cell's test sessions run side by side once its learning phase is over."""
         return len(dataset.episode(cell.unit).test_sessions)
 
     def component_names(self, components: Scaffold) -> dict[str, str]:
         return components.names()
 
-    def sessions(self, cell: Cell, dataset: Any, options: BaseModel) -> int:
+    def sessions(self, cell: Cell, dataset: Dataset, options: NoOptions) -> int:
         ep = dataset.episode(cell.unit)
         return len(ep.test_sessions) + (len(ep.learning_sessions) if get_variant(cell.variant).learning else 0)
 
-    async def run_cell(self, ctx: CellContext) -> CellRecord:
-        return await run_cell(ctx, ctx.dataset.episode(ctx.cell.unit))  # type: ignore[attr-defined]
+    async def run_cell(self, ctx: CellContext[Dataset, NoOptions]) -> CellRecord:
+        return await run_cell(ctx, ctx.dataset.episode(ctx.cell.unit))
 
-    def score(self, results: list[str], dataset: Any, options: BaseModel, seed: int) -> CommonScorecard:
+    def score(self, results: list[str], dataset: Dataset, options: NoOptions, seed: int) -> CommonScorecard:
         cells = [CellRecord.model_validate_json(t) for t in results]
         personas = {c.persona_id for c in cells}
         episodes = {e.persona_id: e for e in dataset.episodes if e.persona_id in personas}
@@ -139,7 +137,7 @@ class ATRSuite(Suite):
     def report_sections(self, scorecard: dict[str, Any]) -> list[Section]:
         return report_hooks.report_sections(scorecard)
 
-    def session_outcomes(self, result: str, dataset: Any) -> dict[str, SessionOutcome]:
+    def session_outcomes(self, result: str, dataset: Dataset) -> dict[str, SessionOutcome]:
         return report_hooks.session_outcomes(result, dataset)
 
     def transcript(self, events: list[Any]) -> list[str]:
@@ -156,7 +154,7 @@ class ATRSuite(Suite):
 
         return app
 
-    def estimate(self, cells: list[Cell], dataset: Any, roles: Roles, options: BaseModel) -> dict[str, tuple[int, int]]:
+    def estimate(self, cells: list[Cell], dataset: Dataset, roles: Roles, options: NoOptions) -> dict[str, tuple[int, int]]:
         from longview.suites.atr.estimate import estimate
 
         return estimate(cells, dataset, roles)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from longview.harness.context import CellContext
 from longview.harness.roles import Roles
+from longview.harness.scorecard import Scorecard
 from longview.harness.suite import Cell, RoleSpec, SessionOutcome, Suite
 from longview.judges.base import LLMJudge
 from longview.kernel.errors import CellAborted, ConfigError
@@ -65,7 +66,7 @@ class IntentsOptions(BaseModel):
                              "session starts with an empty memory) instead of each agent's default.")
 
 
-class IntentsSuite(Suite):
+class IntentsSuite(Suite[IntentsDataset, IntentsOptions, CellRecord]):
     name = "intents"
     summary = ("π-Bench: does the agent surface hidden requirements of underspecified requests (PROC) and still "
                "deliver correct artifacts (COMP)?")
@@ -86,10 +87,10 @@ class IntentsSuite(Suite):
                 "PATH": "a folder of episode JSON files (one persona each), or one dataset .json file"}
     profile = PROFILE
 
-    def default_variants(self, agent: str, options: BaseModel) -> list[str] | None:
-        return ["no_history"] if getattr(options, "no_history", False) else None
+    def default_variants(self, agent: str, options: IntentsOptions) -> list[str] | None:
+        return ["no_history"] if options.no_history else None
 
-    def load_dataset(self, spec: str, options: BaseModel) -> IntentsDataset:
+    def load_dataset(self, spec: str, options: IntentsOptions) -> IntentsDataset:
         if spec == "builtin":
             return load_json_dataset(BUILTIN, "builtin")
         if spec.startswith("pibench:"):
@@ -116,12 +117,12 @@ class IntentsSuite(Suite):
         write_models(folder, ((ep.persona.id, ep) for ep in episodes))
         return str(folder)
 
-    def reference_agent(self, name: str, dataset: Any, unit: str) -> Any:
+    def reference_agent(self, name: str, dataset: IntentsDataset, unit: str) -> Any:
         if is_ceiling(name, dataset):
             return RuleCeiling(dataset, unit)
         return ReferenceAgent(name.removeprefix("ref:"), dataset, unit)
 
-    def components(self, roles: Roles, options: BaseModel) -> Components:
+    def components(self, roles: Roles, options: IntentsOptions) -> Components:
         opts = options if isinstance(options, IntentsOptions) else IntentsOptions()
         comps = Components(rule_mode=opts.rule_mode)
         judge = roles.client("judge")
@@ -142,7 +143,7 @@ class IntentsSuite(Suite):
     rejudged_roles = ("judge",)
     rejudged_components = {"judge": ("rubric",)}  # the intent judges steered the user: only the rubric is judged again
 
-    async def rejudge(self, result: str, dataset: Any, options: BaseModel, roles: Roles, read: Any = None) -> str:
+    async def rejudge(self, result: str, dataset: IntentsDataset, options: IntentsOptions, roles: Roles, read: Any = None) -> str:
         """The rubric items (COMP's judged part) of every session judged again by the judge role from
         the stored rubric input; PROC and the intents' statuses stay as the in-session judges made them."""
         import asyncio
@@ -159,7 +160,7 @@ class IntentsSuite(Suite):
         cell.rubric = rubric.name  # as a run with this judge names it, the ceiling's cells too
         if is_ceiling(cell.agent, dataset):
             return cell.model_dump_json(indent=1)  # scored on rule criteria only: no rubric item to judge
-        sessions = {s.id: s for s in cast(IntentsDataset, dataset).episode(cell.unit).sessions}
+        sessions = {s.id: s for s in dataset.episode(cell.unit).sessions}
         todo = [(rec, sessions[rec.session_id]) for rec in cell.sessions
                 if any(c.check is None for c in sessions[rec.session_id].checklist)]
         if any(rec.rubric_input is None for rec, _ in todo):
@@ -172,26 +173,26 @@ class IntentsSuite(Suite):
         await asyncio.gather(*(one(r, s) for r, s in todo))
         return cell.model_dump_json(indent=1)
 
-    def sessions(self, cell: Cell, dataset: Any, options: BaseModel) -> int:
+    def sessions(self, cell: Cell, dataset: IntentsDataset, options: IntentsOptions) -> int:
         if no_reference_script(cell.agent, dataset):
             return 0
         n = len(dataset.episode(cell.unit).sessions)
-        k = getattr(options, "sessions", 0)
+        k = options.sessions
         return min(n, k) if k else n
 
-    async def run_cell(self, ctx: CellContext) -> CellRecord:
+    async def run_cell(self, ctx: CellContext[IntentsDataset, IntentsOptions]) -> CellRecord:
         comps = ctx.components if isinstance(ctx.components, Components) else Components()
-        why = no_reference_script(ctx.cell.agent, cast(IntentsDataset, ctx.dataset))
+        why = no_reference_script(ctx.cell.agent, ctx.dataset)
         if why:
             return CellRecord(agent=ctx.cell.agent, variant=ctx.cell.variant, unit=ctx.cell.unit,
                               trial=ctx.cell.trial, not_run=why)
         try:
-            return await run_episode(ctx, cast(IntentsDataset, ctx.dataset), comps, no_history=ctx.cell.variant == "no_history",
-                                     limit=getattr(ctx.options, "sessions", 0))
+            return await run_episode(ctx, ctx.dataset, comps, no_history=ctx.cell.variant == "no_history",
+                                     limit=ctx.options.sessions)
         except CellAborted as e:
             return abort_record(ctx, e)
 
-    def score(self, results: list[str], dataset: Any, options: BaseModel, seed: int):
+    def score(self, results: list[str], dataset: IntentsDataset, options: IntentsOptions, seed: int) -> Scorecard:
         judge, rubric = "embedded:checks+rules", "embedded:proxy"
         for r in results:
             c = CellRecord.model_validate_json(r)
@@ -201,7 +202,7 @@ class IntentsSuite(Suite):
         return score_cells(results, dataset.name, dataset.sha256, dataset.unit_ids(), seed, list(self.variants),
                            judge=judge, rubric=rubric, origin=dataset.origin)
 
-    def session_outcomes(self, result: str, dataset: Any) -> dict[str, SessionOutcome]:
+    def session_outcomes(self, result: str, dataset: IntentsDataset) -> dict[str, SessionOutcome]:
         from longview.suites.intents.report_hooks import session_outcomes
 
         return session_outcomes(result, dataset)
@@ -223,10 +224,10 @@ class IntentsSuite(Suite):
 
         return {**prompt_hashes(), "user": hashlib.sha256(USER_PROMPT.encode()).hexdigest()}
 
-    def estimate(self, cells: list[Cell], dataset: Any, roles: Roles, options: BaseModel) -> dict[str, tuple[int, int]]:
+    def estimate(self, cells: list[Cell], dataset: IntentsDataset, roles: Roles, options: IntentsOptions) -> dict[str, tuple[int, int]]:
         """Rough --dry-run figures: per session, two agent turns per hidden intent plus three; the
         prompt grows with the file memory (capped at 60,000 characters); judges run twice per reply."""
-        k = getattr(options, "sessions", 0)
+        k = options.sessions
         agent = judge = user = 0
         a_tok = j_tok = u_tok = 0
         for cell in cells:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from longview.harness.context import CellContext
+    from longview.suites.prefs.dataset import PrefsDataset
+    from longview.suites.prefs.runner import PrefsCellResult
 
 MEMORIES = {
     "none": "no memory: nothing carried across sessions",
@@ -110,7 +112,7 @@ def memory_usage(roles: Roles):
     return record
 
 
-class PrefsSuite(Suite):
+class PrefsSuite(Suite["PrefsDataset", PrefsOptions, "PrefsCellResult"]):
     name = "prefs"
     summary = "MemPABench: interaction-preference memory across work/personal contexts and changes"
     Options = PrefsOptions
@@ -134,8 +136,8 @@ class PrefsSuite(Suite):
     datasets = {"builtin": "4 generated users (seed 7)", "PATH": "a dataset JSON written by `longview prefs generate --out`"}
 
     # -- plan --------------------------------------------------------------------------------------
-    def default_variants(self, agent: str, options: BaseModel) -> list[str] | None:
-        mem = list(getattr(options, "memory", []) or [])
+    def default_variants(self, agent: str, options: PrefsOptions) -> list[str] | None:
+        mem = list(options.memory or [])
         for m in mem:
             if m not in self.variants:
                 raise ConfigError(f"memory {m!r} (-S memory= / --memory): unknown memory system; "
@@ -151,26 +153,26 @@ class PrefsSuite(Suite):
             return list(READER_DEFAULT)
         return None
 
-    def load_dataset(self, spec: str, options: BaseModel):
+    def load_dataset(self, spec: str, options: PrefsOptions) -> PrefsDataset:
         from longview.suites.prefs.dataset import builtin, load_file
 
         if spec == "builtin":
-            ds = builtin(options.seed) if options.users == 4 else None  # type: ignore[attr-defined]
+            ds = builtin(options.seed) if options.users == 4 else None
             if ds is None:
                 from longview.suites.prefs.dataset import generate
 
-                ds = generate(options.seed, options.users)  # type: ignore[attr-defined]
+                ds = generate(options.seed, options.users)
             return ds
         return load_file(spec)
 
-    def reference_agent(self, name: str, dataset, unit: str) -> Agent:
+    def reference_agent(self, name: str, dataset: PrefsDataset, unit: str) -> Agent:
         from longview.suites.prefs.agents import AGENTS
 
         ud = dataset.get(unit)
         scenes = {s.sid: s for s in ud.sessions + ud.final_probes + ud.pre_probes}
         return AGENTS[name](scenes)
 
-    def components(self, roles: Roles, options: BaseModel) -> Components:
+    def components(self, roles: Roles, options: PrefsOptions) -> Components:
         from longview.users.base import VerbatimWording
 
         c = Components(wording=VerbatimWording(), memory_llm=memory_llm(roles))
@@ -187,7 +189,7 @@ class PrefsSuite(Suite):
 
     rejudged_roles = ("judge",)
 
-    async def rejudge(self, result: str, dataset, options: BaseModel, roles: Roles, read: Any = None) -> str:
+    async def rejudge(self, result: str, dataset: PrefsDataset, options: PrefsOptions, roles: Roles, read: Any = None) -> str:
         """BRS of every final probe judged again by the judge role, from the stored judge input."""
         import asyncio
 
@@ -217,23 +219,23 @@ class PrefsSuite(Suite):
                 "memory": f"mem0-extraction:{components.memory_llm['model']}" if components.memory_llm
                 else "embedded:none"}
 
-    def sessions(self, cell: Cell, dataset, options: BaseModel) -> int:
+    def sessions(self, cell: Cell, dataset: PrefsDataset, options: PrefsOptions) -> int:
         ud = dataset.get(cell.unit)
-        return len(ud.sessions) + (len(ud.final_probes) + len(ud.pre_probes)) * options.repeats  # type: ignore[attr-defined]
+        return len(ud.sessions) + (len(ud.final_probes) + len(ud.pre_probes)) * options.repeats
 
-    def sessions_in_flight(self, cell: Cell, dataset, options: BaseModel) -> int:
+    def sessions_in_flight(self, cell: Cell, dataset: PrefsDataset, options: PrefsOptions) -> int:
         """Sessions run in order; the final probes (every repeat) run at once, as do a change's
         pre-probe repeats."""
         ud = dataset.get(cell.unit)
-        return max(1, len(ud.final_probes) * options.repeats, options.repeats if ud.pre_probes else 1)  # type: ignore[attr-defined]
+        return max(1, len(ud.final_probes) * options.repeats, options.repeats if ud.pre_probes else 1)
 
-    async def run_cell(self, ctx: CellContext):
+    async def run_cell(self, ctx: CellContext[PrefsDataset, PrefsOptions]) -> PrefsCellResult:
         from longview.memory.registry import create
         from longview.suites.prefs.runner import PrefsCellResult, Timeline
         from longview.suites.prefs.simulator import audit
 
-        opts = cast(PrefsOptions, ctx.options)  # the harness validates options with self.Options
-        ud = ctx.dataset.get(ctx.cell.unit)  # type: ignore[attr-defined]
+        opts = ctx.options
+        ud = ctx.dataset.get(ctx.cell.unit)
         memory = create(ctx.cell.variant, embedding=opts.embedding, user_id=ud.user.id,
                         llm=(ctx.components or Components()).memory_llm, usage=memory_usage(ctx.roles))
         comps = ctx.components or Components()
@@ -251,7 +253,7 @@ class PrefsSuite(Suite):
                                                             "reworded_rejected": sum(not c["ok"] for c in tl.wording_checks),
                                                             "rejections": [c for c in tl.wording_checks if not c["ok"]][:5]})
 
-    def score(self, results: list[str], dataset, options: BaseModel, seed: int) -> Scorecard:
+    def score(self, results: list[str], dataset: PrefsDataset, options: PrefsOptions, seed: int) -> Scorecard:
         from longview.kernel.stats import cluster_bootstrap_ci, macro_mean, seed_from
         from longview.suites.prefs.metrics import (
             N_BOOT,
@@ -391,7 +393,7 @@ class PrefsSuite(Suite):
         return {name: hashlib.sha256(text.encode()).hexdigest()
                 for name, text in (("agent_system", SYSTEM), ("judge_system", JUDGE_SYSTEM), ("user_system", USER_SYSTEM))}
 
-    def estimate(self, cells: list[Cell], dataset, roles: Roles, options: BaseModel) -> dict[str, tuple[int, int]]:
+    def estimate(self, cells: list[Cell], dataset: PrefsDataset, roles: Roles, options: PrefsOptions) -> dict[str, tuple[int, int]]:
         """--dry-run: ~3 agent calls per session (~2,500 input tokens + memory), 2 user rewordings
         per session and one PRS rating per final probe, one judge call per final probe, ~1 Mem0
         extraction call per session (those go through Mem0's client, not longview's usage)."""
@@ -403,15 +405,15 @@ class PrefsSuite(Suite):
 
         for c in cells:
             ud = dataset.get(c.unit)
-            n_sessions = len(ud.sessions) + (len(ud.final_probes) + len(ud.pre_probes)) * options.repeats  # type: ignore[attr-defined]
+            n_sessions = len(ud.sessions) + (len(ud.final_probes) + len(ud.pre_probes)) * options.repeats
             if not c.agent.startswith("ref:"):
                 add("agent", 3 * n_sessions, 2500 + (4000 if c.variant in ("file", "rag", "mem0") else 0))
             if roles.model("user"):
-                add("user", 2 * n_sessions + len(ud.final_probes) * options.repeats, 300)  # type: ignore[attr-defined]  # + PRS ratings
+                add("user", 2 * n_sessions + len(ud.final_probes) * options.repeats, 300)  # + PRS ratings
             if roles.model("memory") and c.variant == "mem0":
                 add("memory", len(ud.sessions), 2000)  # Mem0's extraction, ~1 call per session (Mem0's own client)
             if roles.model("judge"):
-                add("judge", len(ud.final_probes) * options.repeats, 1500)  # type: ignore[attr-defined]
+                add("judge", len(ud.final_probes) * options.repeats, 1500)
         return out
 
     def report_sections(self, scorecard: dict[str, Any]) -> list[Section]:
@@ -439,7 +441,7 @@ class PrefsSuite(Suite):
                            for r in rows if r.get("extra", {}).get("vs_none")])
         return [by, ctx] + ([vs] if vs.rows else [])
 
-    def session_outcomes(self, result: str, dataset) -> dict[str, SessionOutcome]:
+    def session_outcomes(self, result: str, dataset: PrefsDataset) -> dict[str, SessionOutcome]:
         """Each probe: pass when the selection equals the target (capability failures fail)."""
         import json
 

@@ -47,7 +47,10 @@ class TempoOptions(BaseModel):
     repeats: int = Field(default=1, ge=1, le=10, description="Runs per scenario x persona within a cell (paper: 3).")
 
 
-class TempoSuite(Suite):
+TempoContext = CellContext[ds.TempoDataset, TempoOptions]
+
+
+class TempoSuite(Suite[ds.TempoDataset, TempoOptions, TempoCellResult]):
     name = "tempo"
     summary = "Proactivity-Gym (003): the right work, at the right time, at the depth the user trusts"
     Options = TempoOptions
@@ -65,8 +68,8 @@ class TempoSuite(Suite):
     datasets = {"builtin": "10 generated scenarios (seed 0), 7-10 days, 14-16 tasks each", "PATH": "a folder of scenario JSON files"}
     profile = PROFILE
 
-    def load_dataset(self, spec: str, options: BaseModel) -> ds.TempoDataset:
-        return ds.load(spec, getattr(options, "persona", None))
+    def load_dataset(self, spec: str, options: TempoOptions) -> ds.TempoDataset:
+        return ds.load(spec, options.persona)
 
     def sample_dataset(self, folder: Path) -> str:
         """The first built-in scenario (3 units: one per persona) as a scenario folder (fuzz suite).
@@ -76,11 +79,11 @@ class TempoSuite(Suite):
         write_models(folder, [(scenario.id, scenario)])
         return str(folder)
 
-    def reference_agent(self, name: str, dataset: Any, unit: str) -> Agent:
+    def reference_agent(self, name: str, dataset: ds.TempoDataset, unit: str) -> Agent:
         scenario, persona = dataset.unit(unit)
         return ReferenceAgent(name.removeprefix("ref:"), scenario, persona)
 
-    def components(self, roles: Roles, options: BaseModel) -> dict[str, Any]:
+    def components(self, roles: Roles, options: TempoOptions) -> dict[str, Any]:
         return {"user_model": roles.model("user"), "judge_model": roles.model("judge"), "judge2_model": roles.model("judge2")}
 
     def component_names(self, components: Any) -> dict[str, str]:
@@ -112,10 +115,10 @@ class TempoSuite(Suite):
         texts = {"agent_system_template": sample, "judge_tc": TC_SYSTEM, "judge_trj": TRJ_SYSTEM, "user_wording": USER_SYSTEM}
         return {k: hashlib.sha256(v.encode()).hexdigest() for k, v in texts.items()}
 
-    def estimate(self, cells: list[Cell], dataset: Any, roles: Roles, options: BaseModel) -> dict[str, tuple[int, int]]:
+    def estimate(self, cells: list[Cell], dataset: ds.TempoDataset, roles: Roles, options: TempoOptions) -> dict[str, tuple[int, int]]:
         """Rough: ~25 activations per run, ~3 turns each, ~2.5k input tokens a turn; judges ~2 calls per task."""
-        runs = len(cells) * getattr(options, "repeats", 1)
-        model_runs = sum(getattr(options, "repeats", 1) for c in cells if not c.agent.startswith("ref:"))
+        runs = len(cells) * options.repeats
+        model_runs = sum(options.repeats for c in cells if not c.agent.startswith("ref:"))
         out: dict[str, tuple[int, int]] = {}
         if model_runs:
             out["agent"] = (model_runs * 75, model_runs * 75 * 2500)
@@ -131,15 +134,15 @@ class TempoSuite(Suite):
 
         return app
 
-    def sessions(self, cell: Cell, dataset: Any, options: BaseModel) -> int:
-        return getattr(options, "repeats", 1)  # one session slot per complete run (activations run in order)
+    def sessions(self, cell: Cell, dataset: ds.TempoDataset, options: TempoOptions) -> int:
+        return options.repeats  # one session slot per complete run (activations run in order)
 
-    def sessions_in_flight(self, cell: Cell, dataset: Any, options: BaseModel) -> int:
-        return getattr(options, "repeats", 1)  # repeats run at once, each its activations in order
+    def sessions_in_flight(self, cell: Cell, dataset: ds.TempoDataset, options: TempoOptions) -> int:
+        return options.repeats  # repeats run at once, each its activations in order
 
-    async def run_cell(self, ctx: CellContext) -> TempoCellResult:
-        scenario, persona = ctx.dataset.unit(ctx.cell.unit)  # type: ignore[attr-defined]
-        repeats = getattr(ctx.options, "repeats", 1)
+    async def run_cell(self, ctx: TempoContext) -> TempoCellResult:
+        scenario, persona = ctx.dataset.unit(ctx.cell.unit)
+        repeats = ctx.options.repeats
         comps = ctx.components or {}
         judges = judging_components([m for m in (comps.get("judge_model"), comps.get("judge2_model")) if m])
         base = TempoCellResult(status="complete", agent=ctx.cell.agent, variant=ctx.cell.variant, unit=ctx.cell.unit,
@@ -160,7 +163,7 @@ class TempoSuite(Suite):
             base.status, base.abort_reason, base.runs = "aborted", e.reason, []
         return base
 
-    async def _repeat(self, ctx: CellContext, scenario: Any, persona: str, r: int, repeats: int, wording: Any) -> RunRecord:
+    async def _repeat(self, ctx: TempoContext, scenario: Any, persona: str, r: int, repeats: int, wording: Any) -> RunRecord:
         agent = ctx.agent if r == 0 else self._fresh(ctx, scenario, persona, r)
         clock = SimClock(scenario.start)
         prefix = f"r{r}-" if repeats > 1 else ""
@@ -189,13 +192,13 @@ class TempoSuite(Suite):
     rejudged_roles = ("judge", "judge2")
     rejudged_components = {"judge": ("judge", "judge2"), "judge2": ("judge2",)}  # the judges given replace all
 
-    async def rejudge(self, result: str, dataset: Any, options: BaseModel, roles: Roles, read: Any = None) -> str:
+    async def rejudge(self, result: str, dataset: ds.TempoDataset, options: TempoOptions, roles: Roles, read: Any = None) -> str:
         """TC semantics/completion, TA and TR-J judged again from each run's kept world (rejudge.py)."""
         from longview.suites.tempo.rejudge import rejudge_cell
 
-        return await rejudge_cell(result, dataset, getattr(options, "repeats", 1), roles, read)
+        return await rejudge_cell(result, dataset, options.repeats, roles, read)
 
-    def _fresh(self, ctx: CellContext, scenario: Any, persona: str, r: int) -> Agent:
+    def _fresh(self, ctx: TempoContext, scenario: Any, persona: str, r: int) -> Agent:
         if ctx.cell.agent.startswith("ref:"):
             return ReferenceAgent(ctx.cell.agent.removeprefix("ref:"), scenario, persona)
         agent = copy.copy(ctx.agent)  # repeats run at once: each its own agent object
@@ -203,9 +206,9 @@ class TempoSuite(Suite):
             agent.trial = ctx.cell.trial * 100 + r  # type: ignore[attr-defined]
         return agent
 
-    def score(self, results: list[str], dataset: Any, options: BaseModel, seed: int) -> Scorecard:
+    def score(self, results: list[str], dataset: ds.TempoDataset, options: TempoOptions, seed: int) -> Scorecard:
         cells = [TempoCellResult.model_validate_json(t) for t in results]
-        persona_opt = getattr(options, "persona", None)
+        persona_opt = options.persona
         groups: dict[tuple[str, str], list[TempoCellResult]] = {}
         for c in cells:
             variant = persona_opt or c.variant
@@ -288,7 +291,7 @@ def metric_names(judged: bool) -> list[str]:
     return ["tc_rules", "ta", "tr_d", "trust_sim", "interruptions"]
 
 
-def _trace(ctx: CellContext, prefix: str, sid: str) -> Any:
+def _trace(ctx: TempoContext, prefix: str, sid: str) -> Any:
     return ctx.trace(prefix + sid)
 
 
