@@ -113,6 +113,19 @@ def test_a_suite_never_imports_another_suite():
     assert wrong == []
 
 
+def test_a_suite_imports_only_the_kernel_the_harness_and_the_shared_parts():
+    """Nothing of the report, the CLI, the Python API or results.py: a suite is a room of its own
+    on the kernel, the harness and the reusable parts."""
+    shared = ("longview.kernel", "longview.harness", "longview.agents", "longview.users", "longview.memory",
+              "longview.judges", "longview.domains", "longview.text")
+    wrong = [
+        (m, t) for m, targets in GRAPH.items() if _suite_of(m) for t in targets
+        if not _suite_of(t) and t not in ("longview.suite", "longview.suites", "longview._version")
+        and not any(t == p or t.startswith(p + ".") for p in shared)
+    ]
+    assert wrong == []
+
+
 def test_the_lower_layers_know_no_suite_and_nothing_above_them():
     above = ("longview.suites", "longview.report", "longview.cli")
     lower = ("longview.kernel", "longview.harness", "longview.agents", "longview.users",
