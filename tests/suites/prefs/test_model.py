@@ -2,7 +2,7 @@ import pytest
 
 from longview.kernel.errors import DataError
 from longview.suites.prefs.model import parse_taxonomy, taxonomy
-from longview.suites.prefs.simulator import Said, audit, user_phrases
+from longview.suites.prefs.user import Said, audit, user_phrases
 
 
 def test_inventory_shape():

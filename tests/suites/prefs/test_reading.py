@@ -12,7 +12,7 @@ from longview.suites.prefs.checks import brs, observe
 from longview.suites.prefs.dataset import builtin
 from longview.suites.prefs.model import taxonomy
 from longview.suites.prefs.reading import read_reply
-from longview.suites.prefs.simulator import SimState, UserCore
+from longview.suites.prefs.user import SimState, UserCore
 from longview.suites.prefs.wrapper import Delivered, Realization, Segment
 
 HELD_OUT = Path(__file__).parents[2] / "fixtures" / "prefs" / "heldout_calibration.jsonl"

@@ -1,6 +1,6 @@
 from longview.suites.prefs.dataset import builtin
 from longview.suites.prefs.model import taxonomy
-from longview.suites.prefs.simulator import Said, SimState, UserCore, audit, user_phrases
+from longview.suites.prefs.user import Said, SimState, UserCore, audit, user_phrases
 from longview.suites.prefs.wrapper import Delivered, Realization, Segment
 
 

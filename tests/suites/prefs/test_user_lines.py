@@ -5,7 +5,7 @@ from importlib.resources import files
 from longview.suites.prefs.dataset import builtin
 from longview.suites.prefs.model import parse_taxonomy, taxonomy
 from longview.suites.prefs.qc import line_problems
-from longview.suites.prefs.simulator import SimState, UserCore, change_lines
+from longview.suites.prefs.user import SimState, UserCore, change_lines
 from longview.suites.prefs.wrapper import Delivered, Realization, Segment
 
 YAML = files("longview.suites.prefs").joinpath("data", "attributes.yaml").read_text(encoding="utf-8")

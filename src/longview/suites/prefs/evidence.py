@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from longview.suites.prefs.simulator import APPROVE, Said
+from longview.suites.prefs.user import APPROVE, Said
 
 REACTIONS = ("mismatch", "consequence", "new_rule")
 _SENT = re.compile(r"(?<=[.!?])\s+")

@@ -13,7 +13,7 @@ from longview.suites.prefs.agents import ScriptedPA
 from longview.suites.prefs.checks import brs, observe
 from longview.suites.prefs.dataset import PrefsDataset, UserData, diff_pairs, final_matrix, qc_matrix
 from longview.suites.prefs.model import CONTEXTS, Taxonomy, taxonomy
-from longview.suites.prefs.simulator import Said, audit
+from longview.suites.prefs.user import Said, audit
 
 
 class QCReport(BaseModel):

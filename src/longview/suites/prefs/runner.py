@@ -28,7 +28,7 @@ from longview.suites.prefs.evidence import evidence_sentences, held
 from longview.suites.prefs.judge import BRSJudge
 from longview.suites.prefs.model import taxonomy
 from longview.suites.prefs.scenes import Scene
-from longview.suites.prefs.simulator import Said, SimState, UserCore, change_lines
+from longview.suites.prefs.user import Said, SimState, UserCore, change_lines
 from longview.suites.prefs.world import PrefsWorld, WorldTools
 from longview.suites.prefs.wrapper import RESPOND, Realization, Wrapper, _only_questions, respond_spec
 from longview.users.base import VerbatimWording

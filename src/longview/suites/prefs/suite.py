@@ -232,7 +232,7 @@ class PrefsSuite(Suite["PrefsDataset", PrefsOptions, "PrefsCellResult"]):
     async def run_cell(self, ctx: CellContext[PrefsDataset, PrefsOptions]) -> PrefsCellResult:
         from longview.memory.registry import create
         from longview.suites.prefs.runner import PrefsCellResult, Timeline
-        from longview.suites.prefs.simulator import audit
+        from longview.suites.prefs.user import audit
 
         opts = ctx.options
         ud = ctx.dataset.get(ctx.cell.unit)

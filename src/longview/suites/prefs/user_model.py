@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from longview.kernel.agent import Message
-from longview.suites.prefs.simulator import Said, audit
+from longview.suites.prefs.user import Said, audit
 from longview.users.base import UserIntent
 
 SYSTEM = ("You speak as the person described below, writing to your personal assistant. You get a draft of "
