@@ -9,7 +9,7 @@ from typing import Any
 
 from longview.kernel.agent import AssistantTurn, Observation, ToolCall
 from longview.suites.tempo.agents import ReferenceAgent
-from longview.suites.tempo.model import Scenario
+from longview.suites.tempo.schema import Scenario
 
 
 def run_world(scenario: Scenario, persona: str, agent: Any) -> Any:

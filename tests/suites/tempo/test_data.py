@@ -8,8 +8,8 @@ import pytest
 from longview.kernel.errors import DataError
 from longview.suites.tempo.dataset import builtin_dir, load
 from longview.suites.tempo.generate import generate
-from longview.suites.tempo.model import Scenario
 from longview.suites.tempo.qc import check
+from longview.suites.tempo.schema import Scenario
 
 DOMAINS = {"research", "travel", "living", "food", "career", "business", "education", "finance", "shopping", "health"}
 

@@ -15,8 +15,8 @@ from tempo_probes import (
 )
 
 from longview.suites.tempo.agents import ReferenceAgent
-from longview.suites.tempo.model import PERSONAS
-from longview.suites.tempo.scoring import score_run
+from longview.suites.tempo.metrics import score_run
+from longview.suites.tempo.schema import PERSONAS
 
 
 def scores(builtin, make, step=2):

@@ -7,7 +7,7 @@ import pytest
 from longview.kernel.clock import SimClock
 from longview.kernel.tools import ToolError
 from longview.suites.tempo.env import TempoEnv
-from longview.suites.tempo.scoring import score_run, ta_score, task_scores
+from longview.suites.tempo.metrics import score_run, ta_score, task_scores
 
 
 def env_at(sc, persona, at):

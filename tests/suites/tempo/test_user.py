@@ -11,7 +11,7 @@ from longview.kernel.clock import SimClock
 from longview.suites.tempo.agents import ReferenceAgent
 from longview.suites.tempo.clarify import DEPTH as ANSWERS
 from longview.suites.tempo.env import TempoEnv
-from longview.suites.tempo.scoring import task_scores
+from longview.suites.tempo.metrics import task_scores
 
 LABELS = ("Latent need:", "No action:", "Act on:", "Prepare:", "Present:", "Nudge:")
 

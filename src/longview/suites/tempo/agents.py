@@ -20,7 +20,7 @@ from typing import Any
 from longview.kernel.agent import AssistantTurn, Message, Observation, ToolCall
 from longview.suites.tempo import timing
 from longview.suites.tempo.approval import _describe
-from longview.suites.tempo.model import Scenario, Task
+from longview.suites.tempo.schema import Scenario, Task
 
 MODES = ("oracle", "policy", "always-suggest", "always-execute", "passive")
 _TAG = re.compile(r"\(ref: (\w+) (.+)\)\s*$")

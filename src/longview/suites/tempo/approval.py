@@ -20,7 +20,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from longview.suites.tempo.model import Scenario
+from longview.suites.tempo.schema import Scenario
 from longview.suites.tempo.world import ActionItem, TempoWorld, match_action
 
 

@@ -38,7 +38,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from longview.suites.tempo.model import DEPTH_ORDER, Scenario, Task
+from longview.suites.tempo.schema import DEPTH_ORDER, Scenario, Task
 from longview.suites.tempo.text import contains
 from longview.suites.tempo.world import LogEntry, TempoWorld
 

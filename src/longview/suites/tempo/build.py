@@ -31,7 +31,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from longview.kernel.stats import seed_from
-from longview.suites.tempo.model import (
+from longview.suites.tempo.schema import (
     ActionSpec,
     Availability,
     Condition,

@@ -22,7 +22,7 @@ import re
 from datetime import datetime
 
 from longview.suites.tempo.attribution import proposes
-from longview.suites.tempo.model import Scenario, Task
+from longview.suites.tempo.schema import Scenario, Task
 from longview.suites.tempo.text import contains
 from longview.suites.tempo.world import TempoWorld
 

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from longview.kernel.errors import ConfigError, DataError
 from longview.kernel.ids import check_id, parse_json, read_text
-from longview.suites.tempo.model import PERSONAS, Scenario
+from longview.suites.tempo.schema import PERSONAS, Scenario
 
 BUILTIN = "builtin"
 

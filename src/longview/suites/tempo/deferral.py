@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel, Field
 
-from longview.suites.tempo.model import Scenario, Task
+from longview.suites.tempo.schema import Scenario, Task
 from longview.suites.tempo.text import about
 from longview.suites.tempo.world import LogEntry, TempoWorld
 

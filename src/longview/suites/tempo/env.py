@@ -17,7 +17,7 @@ from longview.kernel.clock import SimClock
 from longview.kernel.tools import DateTime, ToolError, ToolKind, Toolkit, tool
 from longview.suites.tempo import timing
 from longview.suites.tempo.approval import decide, recognise, reply_text
-from longview.suites.tempo.model import Record, Scenario
+from longview.suites.tempo.schema import Record, Scenario
 from longview.suites.tempo.text import mentions
 from longview.suites.tempo.world import (
     ApprovalRequest,

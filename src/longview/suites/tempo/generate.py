@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from longview.suites.tempo.build import build
 from longview.suites.tempo.fills import all_fills
-from longview.suites.tempo.model import Scenario
+from longview.suites.tempo.schema import Scenario
 
 
 def generate(seed: int = 0) -> list[Scenario]:

@@ -23,8 +23,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from longview.judges.base import LLMJudge, brief, parse_json
 from longview.kernel.models.client import GenParams, ModelClient
-from longview.suites.tempo.model import Scenario
-from longview.suites.tempo.scoring import RunScore, TAScore, TaskScore, weighted_mean
+from longview.suites.tempo.metrics import RunScore, TAScore, TaskScore, weighted_mean
+from longview.suites.tempo.schema import Scenario
 from longview.suites.tempo.text import contains
 from longview.suites.tempo.world import TempoWorld
 

@@ -13,9 +13,9 @@ from longview.kernel.trace import TraceWriter
 from longview.suites.tempo import timing
 from longview.suites.tempo.agents import ReferenceAgent
 from longview.suites.tempo.deadlines import agrees, stated
-from longview.suites.tempo.model import PERSONAS, Scenario
+from longview.suites.tempo.metrics import score_run
 from longview.suites.tempo.runner import ScenarioRun
-from longview.suites.tempo.scoring import score_run
+from longview.suites.tempo.schema import PERSONAS, Scenario
 from longview.suites.tempo.world import TempoWorld
 
 

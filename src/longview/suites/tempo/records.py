@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from longview.suites.tempo.scoring import RunScore
+from longview.suites.tempo.metrics import RunScore
 from longview.suites.tempo.trust import TrustPoint
 
 

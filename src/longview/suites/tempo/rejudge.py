@@ -21,8 +21,8 @@ from longview.harness.roles import Roles
 from longview.harness.runstore import RunFolderError
 from longview.kernel.errors import ConfigError
 from longview.kernel.models.client import GenParams, ModelClient
+from longview.suites.tempo.metrics import RunScore
 from longview.suites.tempo.records import TempoCellResult
-from longview.suites.tempo.scoring import RunScore
 from longview.suites.tempo.world import TempoWorld
 
 JUDGE_ROLES = ("judge", "judge2")

@@ -22,9 +22,9 @@ from longview.kernel.session import run_session
 from longview.kernel.trace import TraceWriter
 from longview.suites.tempo import timing
 from longview.suites.tempo.env import TempoEnv
-from longview.suites.tempo.model import DEPTH_ORDER, Condition, Scenario, Task
+from longview.suites.tempo.metrics import checkpoints, content, task_scores
 from longview.suites.tempo.protocol import TempoProtocol, word
-from longview.suites.tempo.scoring import checkpoints, content, task_scores
+from longview.suites.tempo.schema import DEPTH_ORDER, Condition, Scenario, Task
 from longview.suites.tempo.trust import badness
 from longview.suites.tempo.world import TempoWorld
 

@@ -25,11 +25,11 @@ from longview.kernel.stats import macro_mean
 from longview.suites.tempo import dataset as ds
 from longview.suites.tempo.agents import ReferenceAgent
 from longview.suites.tempo.agreement import judge_agreement
+from longview.suites.tempo.metrics import score_run
 from longview.suites.tempo.records import RunRecord, TempoCellResult
 from longview.suites.tempo.rejudge import judge_clients, judging_components, run_file
 from longview.suites.tempo.report_hooks import PROFILE
 from longview.suites.tempo.runner import ScenarioRun
-from longview.suites.tempo.scoring import score_run
 from longview.suites.tempo.world import conflicts
 
 USER_SYSTEM = ("You word the replies of {user}, a simulated user, in their voice ({style}). You receive the decision "

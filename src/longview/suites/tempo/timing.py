@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Literal
 
-from longview.suites.tempo.model import Availability
+from longview.suites.tempo.schema import Availability
 
 Status = Literal["awake", "busy", "asleep"]
 

@@ -62,7 +62,7 @@ def step(value: float, previous: str, current: str) -> float:
 
 def badness(expected: str, chosen: str, content: float | None) -> float:
     """One noticed task's badness: direction-aware misalignment or content failure, whichever is worse."""
-    from longview.suites.tempo.model import DEPTH_ORDER
+    from longview.suites.tempo.schema import DEPTH_ORDER
 
     mis = 0.0 if chosen == expected else W_OVER if DEPTH_ORDER[chosen] > DEPTH_ORDER[expected] else W_UNDER
     return max(mis, 1.0 - content if content is not None else 0.0)

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from longview.kernel.state import WorldState
-from longview.suites.tempo.model import ActionSpec, Record, Scenario
+from longview.suites.tempo.schema import ActionSpec, Record, Scenario
 from longview.suites.tempo.trust import TrustState
 
 LogKind = Literal["read", "note", "message", "request", "execute", "defer", "wakeup"]

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from longview.suites.tempo import timing
 from longview.suites.tempo.attribution import Credit, credit, task_actions
 from longview.suites.tempo.deferral import deferrals
-from longview.suites.tempo.model import Scenario, Task
+from longview.suites.tempo.schema import Scenario, Task
 from longview.suites.tempo.text import contains
 from longview.suites.tempo.trust import CHECKPOINT_DAYS
 from longview.suites.tempo.world import TempoWorld
