@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -192,7 +192,8 @@ class TempoSuite(Suite[ds.TempoDataset, TempoOptions, TempoCellResult]):
     rejudged_roles = ("judge", "judge2")
     rejudged_components = {"judge": ("judge", "judge2"), "judge2": ("judge2",)}  # the judges given replace all
 
-    async def rejudge(self, result: str, dataset: ds.TempoDataset, options: TempoOptions, roles: Roles, read: Any = None) -> str:
+    async def rejudge(self, result: str, dataset: ds.TempoDataset, options: TempoOptions, roles: Roles,
+                      read: Callable[[str], str]) -> str:
         """TC semantics/completion, TA and TR-J judged again from each run's kept world (rejudge.py)."""
         from longview.suites.tempo.rejudge import rejudge_cell
 
