@@ -21,7 +21,6 @@ is ``search(query, filters={"user_id": ...}, top_k=10)``; hits are kept within t
 from __future__ import annotations
 
 import hashlib
-import importlib
 import logging
 import math
 import os
@@ -34,7 +33,15 @@ from longview.kernel.agent import Message
 from longview.kernel.errors import ConfigError
 from longview.kernel.tools import Toolkit
 from longview.memory.base import MemorySnapshot
-from longview.memory.rag import TOKEN_BUDGET, TOP_K, _toks, raw_messages, retrieved_context, within_budget
+from longview.memory.rag import (
+    TOKEN_BUDGET,
+    TOP_K,
+    _toks,
+    load_embedding,
+    raw_messages,
+    retrieved_context,
+    within_budget,
+)
 
 DIM = 256
 
@@ -100,8 +107,7 @@ class Mem0Memory:
         self._Memory = Memory
         self.embedding_spec, self.user_id = embedding, user_id
         if embedding:
-            mod, _, cls = embedding.partition(":")
-            self.embedder = getattr(importlib.import_module(mod), cls)()
+            self.embedder = load_embedding(embedding)  # module:Class, or minilm
             self.dims = dims or len(self.embedder.embed_query("dimension probe"))
         else:
             self.embedder, self.dims = make_hashing_embeddings(), DIM

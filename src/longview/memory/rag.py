@@ -72,12 +72,14 @@ def _toks(text: str) -> list[str]:
 
 
 def load_embedding(spec: str) -> Any:
-    """A dense text embedding named ``module:Class`` (LangChain's Embeddings interface)."""
+    """A dense text embedding named ``module:Class`` (LangChain's Embeddings interface), or ``minilm``
+    (all-MiniLM-L6-v2 offline, the ``embed`` extra)."""
     import importlib
 
     from longview.kernel.errors import ConfigError
+    from longview.memory.embeddings import ALIASES
 
-    mod, _, cls = spec.partition(":")
+    mod, _, cls = ALIASES.get(spec, spec).partition(":")
     try:
         return getattr(importlib.import_module(mod), cls)()
     except (ImportError, AttributeError, ValueError) as e:

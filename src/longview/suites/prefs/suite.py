@@ -54,7 +54,8 @@ class PrefsOptions(BaseModel):
     users: int = Field(default=4, ge=1, le=6, description="Users generated for the built-in dataset.")
     trace: bool = Field(default=True, description="Write a transcript per session.")
     embedding: str | None = Field(default=None, description="rag and mem0: one dense text embedding 'module:Class' "
-                                  "(LangChain's Embeddings interface) shared by both; default: BM25 (rag), offline "
+                                  "(LangChain's Embeddings interface) or 'minilm' (all-MiniLM-L6-v2 offline, the embed "
+                                  "extra), shared by both; default: BM25 (rag), offline "
                                   "feature hashing (mem0).")
 
     @field_validator("memory", mode="before")
