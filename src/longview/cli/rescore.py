@@ -54,5 +54,8 @@ def rescore(run_dir: Path, judge_model: str | None, role: tuple[str, ...], out: 
     except LongviewError as e:
         fail(e)
     print_scorecard(suite, sc, manifest)
+    before = manifest.config["rescored"]["components_before"]  # the parts judged again, e.g. intents' rubric only
+    parts = [f"{c}: {before[c] or 'none'} -> {manifest.components.get(c, 'none')}" for c in before]
     console.print(f"rescored run: {target} (from {run_dir}; judged by "
-                  f"{', '.join(f'{r}={m}' for r, m in role_models.items())})", highlight=False, markup=False)
+                  f"{', '.join(f'{r}={m}' for r, m in role_models.items())}; {'; '.join(parts)})",
+                  highlight=False, markup=False)

@@ -90,6 +90,7 @@ def test_rescore_asks_only_the_rubric_judge_and_equals_a_run_with_that_judge(jud
     # the rubric is the new judge's; the intent judges that steered the user stay the original's
     assert manifest["components"]["rubric"] == "llm:hosted_vllm/omit"
     assert manifest["components"]["judge"] == "llm:hosted_vllm/all"
+    assert "rubric: llm:hosted_vllm/all -> llm:hosted_vllm/omit" in " ".join(r.output.split())  # what changed, said
     assert manifest["usage"]["roles"]["judge"]["calls"] >= len(seen)
 
 

@@ -114,6 +114,7 @@ def test_the_judges_given_replace_the_runs_judges(tmp_path: Path):
     manifest = json.loads((out / "manifest.json").read_text())
     assert "judge2" not in manifest["components"] and "judge2" not in manifest["config"]["models"]
     assert manifest["config"]["rescored"]["components_before"]["judge2"] == "llm:hosted_vllm/low"
+    assert "judge2: llm:hosted_vllm/low -> none" in " ".join(r.output.split())
     # the same judges again reproduce the run (a deterministic judge): nothing else moved
     again = tmp_path / "again"
     assert _rescore(two, again, {"judge": "ok", "judge2": "low"}, []).exit_code == 0
