@@ -1,13 +1,14 @@
 """A minimal agent for `longview run SUITE --agent 'cmd:python examples/stdio_agent.py'` (docs/agents.md).
 
-It reads one observation per line on stdin and writes one turn per line on stdout (schema
-longview.agent/1). Its policy is deliberately simple: look once at the first read tool, then end
+It says who it is (an optional hello line, recorded with the run), then reads one observation per
+line on stdin and writes one turn per line on stdout (schema longview.agent/1). Its policy is deliberately simple: look once at the first read tool, then end
 the session if the suite offers a finish tool, else answer the user in a sentence.
 """
 
 import json
 import sys
 
+print(json.dumps({"type": "hello", "name": "example-stdio-agent", "version": "1.0"}), flush=True)
 for line in sys.stdin:
     obs = json.loads(line)
     tools = [t["function"] for t in obs["tools"]]

@@ -25,6 +25,7 @@ def openai(m):
     return out
 
 
+print(json.dumps({"type": "hello", "name": "example-stdio-model-agent", "version": "1.0"}), flush=True)
 for line in sys.stdin:
     obs = json.loads(line)
     body = {"model": "any", "messages": [{"role": "system", "content": obs["system"]}] + [openai(m) for m in obs["messages"]],

@@ -3,9 +3,12 @@ it runs its own loop (ask the model, call the tools it chose over MCP, repeat) t
 agent does. Run as a command per session:
 
     mcp:python mcp_harness.py {mcp_url} {observation_file} BASE_URL API_KEY CALL_LOG
+    mcp+stdio:python mcp_harness.py --stdio {observation_file} BASE_URL API_KEY CALL_LOG
 
-or warm (:class:`WarmHarness`, the tests: the SDK is imported once), reached per session through
-tests/agents/mcp_launcher.py.
+(with --stdio it speaks MCP on its own stdin/stdout: ``Client(stdio_server())``), or warm
+(:class:`WarmHarness`, the tests: the SDK is imported once), reached per session through
+tests/agents/mcp_launcher.py. It introduces itself as ``test-harness`` (``clientInfo``), version
+``HARNESS_VERSION`` or ``$TEST_HARNESS_VERSION``.
 
 It starts from the session's opening observation (system prompt and messages as data), keeps its
 own message list in OpenAI form, sends the model the MCP server's tools (less reply_to_user), turns
@@ -15,12 +18,21 @@ import asyncio
 import json
 import sys
 
+import os
+
 import httpx
 from mcp import Client
+from mcp.server.stdio import stdio_server
+from mcp_types import Implementation
 
 REPLY, SAYS = "reply_to_user", "[the user says] "
 ENDED = "The session ha"  # "has ended" (the last turn's calls) or "had ended ... not run" (a late call)
 NOT_RUN = "The session had ended before this call"
+HARNESS_VERSION = "0.3.1"
+
+
+def client_info() -> Implementation:
+    return Implementation(name="test-harness", version=os.environ.get("TEST_HARNESS_VERSION", HARNESS_VERSION))
 
 
 def openai_message(m: dict) -> dict:
@@ -34,11 +46,12 @@ def openai_message(m: dict) -> dict:
     return out
 
 
-async def main(url: str, observation_file: str, base_url: str, api_key: str, log_path: str) -> None:
+async def main(server, observation_file: str, base_url: str, api_key: str, log_path: str) -> None:
+    """``server``: the MCP server's URL, or a transport (the SDK's stdio transport, for mcp+stdio:)."""
     with open(observation_file, encoding="utf-8") as fh:
         obs = json.load(fh)
     log = open(log_path, "a", encoding="utf-8")
-    async with Client(url) as mcp, httpx.AsyncClient(base_url=base_url, timeout=60,
+    async with Client(server, client_info=client_info()) as mcp, httpx.AsyncClient(base_url=base_url, timeout=60,
                                                      headers={"Authorization": f"Bearer {api_key}"}) as http:
         listed = (await mcp.list_tools()).tools
         tools = [{"type": "function", "function": {"name": t.name, "description": t.description,
@@ -103,12 +116,24 @@ class WarmHarness:
 
     async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         job = json.loads(await reader.readline())
-        try:
-            base_url, api_key = job.get("model") or (self.base_url, self.api_key)  # longview's endpoint if given
-            await main(job["url"], job["observation"], base_url, api_key, self.log_path)
-            writer.write(b"done\n")
-        except Exception as e:  # the launcher exits 1: longview aborts the cell with its stderr
-            writer.write(f"failed {type(e).__name__}: {e}\n".encode())
+        base_url, api_key = job.get("model") or (self.base_url, self.api_key)  # longview's endpoint if given
+        if job.get("stdio"):
+            # The launcher relays its stdin/stdout over this connection: the SDK's stdio transport
+            # runs on it as it would on the process's own pipes; the exit status comes last.
+            transport = stdio_server(stdin=_SocketLines(reader), stdout=_SocketWriter(writer))
+            try:
+                await main(transport, job["observation"], base_url, api_key, self.log_path)
+                status = 0
+            except Exception as e:
+                print(f"harness failed: {type(e).__name__}: {e}", file=sys.stderr)
+                status = 1
+            writer.write(json.dumps({"launcher_exit": status}).encode() + b"\n")
+        else:
+            try:
+                await main(job["url"], job["observation"], base_url, api_key, self.log_path)
+                writer.write(b"done\n")
+            except Exception as e:  # the launcher exits 1: longview aborts the cell with its stderr
+                writer.write(f"failed {type(e).__name__}: {e}\n".encode())
         await writer.drain()
         writer.close()
 
@@ -121,5 +146,35 @@ class WarmHarness:
         self.loop.call_soon_threadsafe(self.loop.stop)
 
 
+class _SocketLines:
+    """A connection's lines as the text file the SDK's stdio transport reads."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self.reader = reader
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self.reader.readline()
+        if not line:
+            raise StopAsyncIteration
+        return line.decode()
+
+
+class _SocketWriter:
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self.writer = writer
+
+    async def write(self, text: str) -> None:
+        self.writer.write(text.encode())
+
+    async def flush(self) -> None:
+        await self.writer.drain()
+
+
 if __name__ == "__main__":
-    asyncio.run(main(*sys.argv[1:6]))
+    if sys.argv[1] == "--stdio":
+        asyncio.run(main(stdio_server(), *sys.argv[2:6]))
+    else:
+        asyncio.run(main(*sys.argv[1:6]))

@@ -61,9 +61,10 @@ def _message(m: dict[str, Any]) -> Message:
                    name=m.get("name"))
 
 
-def _agent(harness: WarmHarness) -> str:
-    args = [sys.executable, str(LAUNCHER), str(harness.port), "{mcp_url}", "{observation_file}"]
-    return "mcp:" + " ".join(shlex.quote(a) for a in args)
+def _agent(harness: WarmHarness, transport: str = "http") -> str:
+    where = "{mcp_url}" if transport == "http" else "--stdio"
+    args = [sys.executable, str(LAUNCHER), str(harness.port), where, "{observation_file}"]
+    return ("mcp:" if transport == "http" else "mcp+stdio:") + " ".join(shlex.quote(a) for a in args)
 
 
 def _run(suite: str, agent: str, variant: str, out: Path, *extra: str) -> dict:
@@ -97,8 +98,10 @@ def _small_prefs(folder: Path) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("suite", sorted(CASES))
-def test_an_mcp_harness_scores_as_the_reference_agent_it_behaves_like(suite, tmp_path):
+@pytest.mark.parametrize(("suite", "transport"), [*((s, "http") for s in sorted(CASES)), ("atr", "stdio"),
+                                                  ("intents", "stdio")])
+def test_an_mcp_harness_scores_as_the_reference_agent_it_behaves_like(suite, transport, tmp_path):
+    """Over streamable HTTP (mcp:) on every suite, and over the harness's own stdio (mcp+stdio:)."""
     ref, variant, extra = CASES[suite]
     dataset = _small_prefs(tmp_path) if suite == "prefs" else "builtin"
     extra = [*extra, "--dataset", dataset]
@@ -106,7 +109,7 @@ def test_an_mcp_harness_scores_as_the_reference_agent_it_behaves_like(suite, tmp
     log = tmp_path / "calls.jsonl"
     with LoopbackServer(agent=ReferenceModel(suite, ref, dataset)).in_thread() as server, \
             WarmHarness(server.url, "test-key", str(log)) as harness:
-        agent = _agent(harness)
+        agent = _agent(harness, transport)
         mine = _run(suite, agent, variant, tmp_path / "mcp", *extra)
     assert mine["run"]["cells"]["aborted"] == 0
     (row,) = [r for r in mine["rows"] if r["agent"] == agent]
@@ -136,16 +139,25 @@ def _key(name: str, arguments: dict) -> str:
     return name + json.dumps(arguments, sort_keys=True)
 
 
-def test_a_harness_that_fails_or_hangs_aborts_its_cell_with_the_reason(tmp_path):
+@pytest.mark.parametrize("prefix", ["mcp", "mcp+stdio"])
+def test_a_harness_that_fails_or_hangs_aborts_its_cell_with_the_reason(prefix, tmp_path):
     crash = tmp_path / "crash.py"
     crash.write_text("import sys\nprint('no API key for the harness', file=sys.stderr)\nsys.exit(4)\n")
     hang = tmp_path / "hang.py"
     hang.write_text("import time\ntime.sleep(120)\n")
-    for script, reason in ((crash, "exited with code 4"), (hang, "neither called a tool nor exited within 0.5 s")):
+    # Over stdio, stdout is the MCP channel: a harness that prints there breaks the protocol.
+    garbage = tmp_path / "garbage.py"
+    garbage.write_text("import time\nprint('Starting my agent...', flush=True)\ntime.sleep(120)\n")
+    cases = [(crash, "exited with code 4"), (hang, "neither called a tool nor exited within 0.5 s")]
+    if prefix == "mcp+stdio":
+        cases.append((garbage, "wrote a line on stdout that is not JSON"))
+    for script, reason in cases:
         out = tmp_path / script.stem
-        r = CliRunner().invoke(app, ["run", "atr", "--agent", f"mcp:{shlex.quote(sys.executable)} {script} {{prompt}}",
+        r = CliRunner().invoke(app, ["run", "atr", "--agent",
+                                     f"{prefix}:{shlex.quote(sys.executable)} {script} {{prompt}}",
                                      "--variant", "atr", "--personas", "1", "--out", str(out), "--agent-timeout", "0.5"])
         assert r.exit_code == 1 and reason in r.output, r.output
+        assert "Traceback (most recent call last)" not in r.output
         events = [e for t in (out / "cells").rglob("*.jsonl") for e in read_trace(t) if e.type == "session_aborted"]
         assert events and reason in events[0].data["reason"]
         if script is crash:
@@ -155,4 +167,8 @@ def test_a_harness_that_fails_or_hangs_aborts_its_cell_with_the_reason(tmp_path)
 def test_an_unknown_placeholder_is_a_usage_error(tmp_path):
     r = CliRunner().invoke(app, ["run", "atr", "--agent", "mcp:harness {promt}", "--out", str(tmp_path / "r")])
     assert r.exit_code == 2 and "unknown placeholder {promt}" in r.output
+    # A stdio harness has no server URL or config file to be given.
+    r = CliRunner().invoke(app, ["run", "atr", "--agent", "mcp+stdio:harness --mcp {mcp_config}",
+                                 "--out", str(tmp_path / "r")])
+    assert r.exit_code == 2 and "{mcp_config} names the HTTP server" in r.output, r.output
     assert not (tmp_path / "r").exists()

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from longview.harness.cell import Cell
 from longview.harness.context import CellContext
+from longview.harness.harnesses import keep, settle
 from longview.kernel.errors import CellAborted, ConfigError
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ async def run_one(p: Prepared, cell: Cell, folder: Path, slots: AbstractAsyncCon
         return AbortedCell(agent=cell.agent, variant=cell.variant, unit=cell.unit, trial=cell.trial,
                            abort_reason=e.reason)
     finally:  # an external agent stops what it started for the cell (processes, servers)
+        keep(agent, folder)  # what its processes said they are (name, version), for the driver's settle
         ext = p.external.get(cell.agent)
         if ext is not None and not ext.shared and (close := getattr(agent, "aclose", None)) is not None:
             await close()
@@ -113,7 +115,7 @@ class LocalExecutor(Executor):
         async def one(cell: Cell) -> None:
             async with cell_slots:
                 folder = store.start_cell(cell.key)
-                result = await run_one(p, cell, folder, slots, on_session, store)
+                result = settle(p, store, cell, await run_one(p, cell, folder, slots, on_session, store))
                 store.finish_cell(cell.key, result)
                 on_cell(cell, result)
 

@@ -72,7 +72,7 @@ def agents_of(suite: AnySuite, cfg: RunConfig, objects: Sequence[str] = ()) -> l
     for a in refs:
         if a not in suite.reference_agents and not is_external(a):
             hint = "" if a.startswith("ref:") else (" (model agents need --model; your own agent: module:attr, "
-                                                    "cmd:COMMAND or mcp:COMMAND, see docs/agents.md)")
+                                                    "cmd:COMMAND, mcp:COMMAND or mcp+stdio:COMMAND, see docs/agents.md)")
             raise ConfigError(f"unknown agent '{a}' for suite '{suite.name}'; reference agents are {known}{hint}")
     for m in cfg.models:
         if "/" not in m:
@@ -192,6 +192,9 @@ class Prepared:
     components: Any
     manifest: Manifest
     external: dict[str, ExternalAgent] = field(default_factory=dict)  # agent label -> agent not longview's
+    # agent label -> the name and version its processes reported (harness.harnesses): set by the
+    # run's first finished cell of that agent, or by the cells a resumed run finished before
+    reported: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def external_agents(cfg: RunConfig, objects: Mapping[str, ExternalAgent] | None = None) -> dict[str, ExternalAgent]:
@@ -274,11 +277,15 @@ def default_out(manifest: Manifest) -> Path:
 
 
 def make_agent(p: Prepared, cell: Cell) -> Agent:
+    from longview.agents.external.reported import Reports
+
     if cell.agent in p.suite.reference_agents:
         return p.suite.reference_agent(cell.agent, p.dataset, cell.unit)
     if cell.agent in p.external:
         ext = p.external[cell.agent]
         agent = ext.make(cell)
+        if isinstance(agent, Reports):  # a process that says what it is must say what the run's others said
+            agent.expected = p.reported.get(cell.agent)
         if ext.model is not None:  # its model calls go through longview's client: cache, retries, usage
             client = p.roles.client(AGENT, ext.model)
             assert client is not None

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from longview.harness.cell import Cell
 from longview.harness.executor import Executor, OnCell, OnSession, rebuild, run_one
+from longview.harness.harnesses import settle
 from longview.kernel.errors import ConfigError, LongviewError, RunInterrupted
 
 if TYPE_CHECKING:
@@ -157,6 +158,7 @@ class ProcessExecutor(Executor):
                     on_session()
             elif kind == "done":
                 key, result = rest
+                result = settle(p, store, cells[key], result)
                 store.finish_cell(key, result)  # the marker: last, atomic, by the driver only
                 on_cell(cells[key], result)
                 free[i] += 1

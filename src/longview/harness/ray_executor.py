@@ -45,6 +45,7 @@ from ray.exceptions import RayActorError, RayTaskError, WorkerCrashedError
 import longview.harness.ray_executor as _this
 from longview.harness.cell import Cell
 from longview.harness.executor import Executor, OnCell, OnSession, rebuild, run_one
+from longview.harness.harnesses import settle
 from longview.kernel.errors import ConfigError, LongviewError
 from longview.kernel.models.usage import add_summaries
 
@@ -367,9 +368,10 @@ class RayExecutor(Executor):
                                 raise ConfigError(f"cell {cell.key}: a worker returned a file outside its folder: {name!r}")
                             path.parent.mkdir(parents=True, exist_ok=True)
                             path.write_bytes(data)
-                    store.finish_cell(cell.key, out["result"])  # the marker: last, atomic, by the driver only
+                    result = settle(p, store, cell, out["result"])
+                    store.finish_cell(cell.key, result)  # the marker: last, atomic, by the driver only
                     self.cells_by_pid[out["pid"]] += 1
-                    on_cell(cell, out["result"])
+                    on_cell(cell, result)
                     return
                 raise LongviewError(f"cell {cell.key}: its Ray worker died {self.cell_attempts} times; "
                                     "no marker was written (--resume runs it again)")

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from longview.harness import registry
 from longview.harness.cell import Cell, CellOutcomes, Dataset
 from longview.harness.executor import EXECUTORS, Executor, LocalExecutor
+from longview.harness.harnesses import recorded, row_harness
 from longview.harness.options import RunConfig
 from longview.harness.plan import (  # noqa: F401 - the run API in one place
     REFERENCE,
@@ -117,6 +118,7 @@ class _Running:
             executor.stop()
             raise
         self.previous_usage = store.previous_usage  # from the usage journal: killed invocations count too
+        p.reported.update(recorded(p, store))  # a resume holds its new cells to the harness that ran the old
         p.roles.ledger.journal = store.journal_usage
         sessions = {c: p.suite.sessions(c, p.dataset, p.options) for c in p.cells}
         # Longest cells first: the sweep's tail is then made of short cells.
@@ -144,6 +146,7 @@ class _Running:
         p, store = self.p, self.store
         try:
             p.manifest.usage = add_summaries(self.previous_usage, self.executor.usage(p))
+            p.manifest.harnesses = dict(sorted(p.reported.items()))
             store.write_manifest(p.manifest)
             store.close_journal()
         finally:
@@ -279,6 +282,9 @@ def scorecard_json(sc: Scorecard, manifest: Manifest, suite: AnySuite | None = N
     """The suite's scorecard in the common shape, plus what makes it comparable: versions, config
     hash, seed, components, prompt hashes."""
     data = sc.to_json_dict()
+    for row in data.get("rows", []):  # an external agent's row says what it is (name, version, model)
+        if isinstance(row, dict) and (h := row_harness(manifest, str(row.get("agent")))) is not None:
+            row["harness"] = h
     for name, info in sc.metrics.items():  # judged by roles: name the components that played them
         if info.roles and not info.by:
             data["metrics"][name]["by"] = " + ".join(manifest.components.get(r, "?") for r in info.roles)

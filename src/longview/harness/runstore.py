@@ -120,6 +120,11 @@ class Manifest(BaseModel):
         default_factory=list, description="Every endpoint (--api-base) the run's invocations used, in order, once a "
         "--resume changed it (empty while it never changed).",
     )
+    harnesses: dict[str, dict[str, str]] = Field(
+        default_factory=dict, description="External agent label -> the name and version its processes reported "
+        "(a cmd: agent's hello, an MCP client's clientInfo); learnt while the run goes, so not part of the config "
+        "hash: cells whose harness reports otherwise abort.",
+    )
     executor: dict[str, Any] = Field(
         default_factory=dict,
         description="What ran the cells of the latest invocation: name (local, ray), nodes, cpus, workers; "

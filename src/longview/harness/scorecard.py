@@ -74,6 +74,10 @@ class Row(BaseModel):
                     "defined on it. When present, metrics and ci95 are over these and compare pairs them.")
     n_boot: int = Field(default=2000, description="Bootstrap draws behind ci95 (compare draws as many).")
     extra: dict[str, Any] = Field(default_factory=dict, description="Suite-specific additions (breakdowns...).")
+    harness: dict[str, str] | None = Field(
+        default=None, description="An external agent's row: what it is — kind (python, entry_point, object, command, "
+        "mcp, mcp+stdio), name and version (as its process reported them, or its package's), model (with --model). "
+        "Left out of the JSON for reference agents and models.")
     coverage: dict[str, Coverage] = Field(default_factory=dict, description="Metric -> how much of it was judged "
                                           "(only metrics where some item can go unjudged).")
 
@@ -91,7 +95,11 @@ class Scorecard(BaseModel):
         return next((r for r in self.rows if r.agent == agent and r.variant == variant), None)
 
     def to_json_dict(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
+        data = self.model_dump(mode="json")
+        for row in data.get("rows", []):
+            if isinstance(row, dict) and row.get("harness") is None:
+                row.pop("harness", None)  # only external agents' rows have one
+        return data
 
 
 UnitMetrics = Mapping[str, float | None]

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from longview.agents.external.reported import label
 from longview.harness.scorecard import paired_difference
 from longview.kernel.stats import seed_from
 from longview.report.data import RunData, per_unit
@@ -40,7 +41,9 @@ class Comparison(BaseModel):
 
 
 def _key(row: dict[str, Any]) -> str:
-    return f"{row['agent']} · {row['variant']}"
+    h = row.get("harness")  # an external agent's row names its harness (and version, when it said)
+    who = f" [{label(h)}]" if isinstance(h, dict) and h.get("version") else ""
+    return f"{row['agent']}{who} · {row['variant']}"
 
 
 def pair_rows(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> tuple[list[tuple[dict, dict]], list[str]]:

@@ -17,6 +17,7 @@ from importlib import resources
 from typing import Any
 
 from longview._version import __version__
+from longview.harness.harnesses import describe
 from longview.report import plots
 from longview.report.compare import Comparison
 from longview.report.data import RunData, per_unit
@@ -196,7 +197,10 @@ def suite_section(page: Page, suite: str, members: list[int], comparisons: list[
             n += f' <span class="bad">+{esc(row["n_aborted"])} aborted</span>'
         if row.get("n_missing"):
             n += f' <span class="note">−{esc(row["n_missing"])} missing</span>'
-        cells = ([esc(run.label)] if multi else []) + [open_link(esc(row["agent"]), filt), esc(row["variant"]), n]
+        who = open_link(esc(row["agent"]), filt)
+        if isinstance(row.get("harness"), dict):  # an external agent: what it said it is
+            who += f'<br><span class="note">harness: {esc(describe(row["harness"]))}</span>'
+        cells = ([esc(run.label)] if multi else []) + [who, esc(row["variant"]), n]
         cells += [fci(row.get("metrics", {}).get(k), (row.get("ci95") or {}).get(k))
                   + _coverage_note((row.get("coverage") or {}).get(k)) for k in names]
         cells += [fnum(_extra(row).get(k)) for k in extras]

@@ -1,4 +1,5 @@
-"""``--agent 'mcp:COMMAND ... {prompt} ... {mcp_config}'``: a harness that runs its own loop, reached over MCP.
+"""``--agent 'mcp:COMMAND ... {prompt} ... {mcp_config}'`` and ``--agent 'mcp+stdio:COMMAND ... {prompt}'``: a
+harness that runs its own loop, reached over MCP.
 
 For each session longview serves the session's tools — the suite's domain tools, its control
 tools (``send_to_user``, ``respond``, ``finish``...) and ``reply_to_user`` (a plain text turn: how the
@@ -17,6 +18,16 @@ Placeholders in the command: ``{prompt}`` (the session's system prompt and openi
 observation line: system prompt, messages and tools as data), ``{mcp_config}`` (a JSON file: ``{"mcpServers": {"longview": {"type": "http",
 "url": ...}}}``), ``{mcp_url}``, ``{session_id}``; the environment gets ``LONGVIEW_MCP_URL``,
 ``LONGVIEW_MCP_CONFIG``, ``LONGVIEW_PROMPT_FILE`` and ``LONGVIEW_OBSERVATION_FILE``. Needs ``pip install 'longview[mcp]'``.
+
+``mcp+stdio:``: the same session, but the harness speaks MCP (newline-delimited JSON-RPC, the SDK's
+stdio transport) on its own stdin and stdout: longview is the server at the other end of the pipes
+(an SDK-built harness connects with ``Client(stdio_server())``). There is no URL or config file
+(``{mcp_url}`` and ``{mcp_config}`` are refused); a line on its stdout that is not JSON-RPC aborts
+the cell, as a ``cmd:`` agent's garbage does.
+
+The MCP client's ``clientInfo`` (name and version) is the harness's identity: the first session
+that reports one records it, and a session whose harness reports another aborts (see
+:mod:`longview.agents.external.reported`).
 """
 
 from __future__ import annotations
@@ -34,10 +45,11 @@ from pathlib import Path
 from typing import Any
 
 from longview.agents.external.endpoint import UsesModel, fill
-from longview.agents.external.process import AgentProcess
+from longview.agents.external.process import AgentFailed, AgentProcess
+from longview.agents.external.reported import Reports
 from longview.agents.external.schema import ObservationLine
 from longview.kernel.agent import AssistantTurn, Message, Observation, ToolCall
-from longview.kernel.errors import ConfigError
+from longview.kernel.errors import ConfigError, printable
 
 REPLY = "reply_to_user"
 REPLY_SCHEMA = {
@@ -52,6 +64,7 @@ REPLY_SCHEMA = {
 }
 PLACEHOLDERS = ("prompt", "prompt_file", "observation_file", "mcp_config", "mcp_url", "session_id", "base_url",
                 "api_key")
+HTTP_ONLY = ("mcp_config", "mcp_url")  # no server address over stdio: the pipes are the connection
 SAYS = "[the user says] "  # starts the second text block of a tool result that the user answered
 ENDED = "The session has ended; no further tool calls are served."  # the result of a call the last turn ran
 NOT_RUN = "The session had ended before this call; it was not run."  # a call that came too late
@@ -59,12 +72,18 @@ GRACE = 5.0  # seconds a harness has to leave once its session ended
 BATCH_WINDOW = 0.05  # seconds: calls arriving this close together are one batch
 
 
-def check_placeholders(argv: list[str]) -> None:
+def check_placeholders(argv: list[str], transport: str = "http") -> None:
+    prefix = "mcp+stdio" if transport == "stdio" else "mcp"
+    known = [p for p in PLACEHOLDERS if transport == "http" or p not in HTTP_ONLY]
     for token in argv:
         for name in re.findall(r"\{([A-Za-z_]+)\}", token):
-            if name not in PLACEHOLDERS:
-                raise ConfigError(f"--agent mcp:...: unknown placeholder {{{name}}}; expected one of "
-                                  + ", ".join(f"{{{p}}}" for p in PLACEHOLDERS))
+            if name in HTTP_ONLY and transport == "stdio":
+                raise ConfigError(f"--agent {prefix}:...: {{{name}}} names the HTTP server of mcp:, and an "
+                                  "mcp+stdio: harness has none (it speaks MCP on its own stdin/stdout); use mcp: for "
+                                  "a harness that connects to a URL")
+            if name not in known:
+                raise ConfigError(f"--agent {prefix}:...: unknown placeholder {{{name}}}; expected one of "
+                                  + ", ".join(f"{{{p}}}" for p in known))
 
 
 def render_prompt(obs: Observation) -> str:
@@ -110,6 +129,8 @@ class _Session:
     held: _Call | None = None  # a reply_to_user that came in a batch: the next turn
     closed: bool = False  # the session ended: calls are answered at once with ENDED
     n: int = 0
+    broken: asyncio.Future[AgentFailed] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+    introduced: bool = False  # the client's clientInfo was looked at
 
     def answer(self, obs: Observation) -> None:
         """Resolve the calls of the last turn from what followed it: each call's tool result, and what
@@ -143,22 +164,24 @@ class _Session:
         self.pending, self.held = [], None
 
 
-class MCPHarnessAgent(UsesModel):
-    """A harness per session, served the session's tools over MCP (see the module docstring)."""
+class MCPHarnessAgent(UsesModel, Reports):
+    """A harness per session, served the session's tools over MCP (see the module docstring);
+    ``transport``: ``http`` (``mcp:``) or ``stdio`` (``mcp+stdio:``)."""
 
     def __init__(self, argv: list[str], *, name: str, timeout: float = 120.0,
-                 env: Mapping[str, str] | None = None) -> None:
-        check_placeholders(argv)
+                 env: Mapping[str, str] | None = None, transport: str = "http") -> None:
+        check_placeholders(argv, transport)
         self.argv, self.name, self.timeout, self.env = argv, name, timeout, dict(env or {})
+        self.transport = transport
         self._sessions: dict[str, _Session] = {}
 
     @staticmethod
-    def check_available() -> None:
+    def check_available(prefix: str = "mcp") -> None:
         try:
             import mcp  # noqa: F401
             import uvicorn  # noqa: F401
         except ImportError:
-            raise ConfigError("--agent mcp:... needs the MCP SDK: pip install 'longview[mcp]'") from None
+            raise ConfigError(f"--agent {prefix}:... needs the MCP SDK: pip install 'longview[mcp]'") from None
 
     def __repr__(self) -> str:
         return f"MCPHarnessAgent({self.name!r})"
@@ -178,12 +201,15 @@ class MCPHarnessAgent(UsesModel):
             s.held = None
         get = asyncio.ensure_future(s.calls.get())
         try:
-            done, _ = await asyncio.wait({get, s.exited}, timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED)
+            waits: set[asyncio.Future[Any]] = {get, s.exited, s.broken}
+            done, _ = await asyncio.wait(waits, timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED)
         finally:
             if not get.done():
                 get.cancel()
         if (failed := self.model_failure()) is not None:
             raise s.proc.fail(f"its model call through longview failed: {failed}")
+        if s.broken.done():  # garbage on its stdout (mcp+stdio), or a harness that is not the run's
+            raise s.broken.result()
         if get in done:
             first = get.result()
             if first.name == REPLY:
@@ -211,39 +237,35 @@ class MCPHarnessAgent(UsesModel):
         raise s.proc.fail(f"neither called a tool nor exited within {self.timeout:g} s (--agent-timeout)")
 
     async def _start(self, obs: Observation) -> _Session:
-        import uvicorn
-
         folder = Path(tempfile.mkdtemp(prefix="longview-mcp-"))
         s = _Session(obs=obs, folder=folder)
-        token = secrets.token_urlsafe(24)
-        app = _server(s, [*obs.tools, REPLY_SCHEMA]).streamable_http_app(streamable_http_path=f"/{token}/mcp")
-        s.server = _QuietServer(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on",
-                                               access_log=False, timeout_graceful_shutdown=1))
-        s.server_task = asyncio.create_task(s.server.serve())
-        while not s.server.started:
-            if s.server_task.done():
-                await s.server_task  # its error, as is
-            await asyncio.sleep(0.005)
-        port = s.server.servers[0].sockets[0].getsockname()[1]
-        url = f"http://127.0.0.1:{port}/{token}/mcp"
-        config = folder / "mcp.json"
-        config.write_text(json.dumps({"mcpServers": {"longview": {"type": "http", "url": url}}}))
+        server = _server(s, [*obs.tools, REPLY_SCHEMA], self)
+        values: dict[str, str] = {}
+        env = dict(self.env)
+        if self.transport == "http":
+            url = await _serve_http(s, server)
+            config = folder / "mcp.json"
+            config.write_text(json.dumps({"mcpServers": {"longview": {"type": "http", "url": url}}}))
+            values = {"mcp_config": str(config), "mcp_url": url}
+            env.update(LONGVIEW_MCP_URL=url, LONGVIEW_MCP_CONFIG=str(config))
         prompt = render_prompt(obs)
         prompt_file = folder / "prompt.txt"
         prompt_file.write_text(prompt, encoding="utf-8")
         observation = folder / "observation.json"
         observation.write_text(ObservationLine.of(obs).model_dump_json(by_alias=True), encoding="utf-8")
         model = await self.model_values()
-        values = {"prompt": prompt, "prompt_file": str(prompt_file), "observation_file": str(observation),
-                  "mcp_config": str(config), "mcp_url": url, "session_id": obs.session_id, **model}
-        env = {**self.env, "LONGVIEW_MCP_URL": url, "LONGVIEW_MCP_CONFIG": str(config),
-               "LONGVIEW_PROMPT_FILE": str(prompt_file), "LONGVIEW_OBSERVATION_FILE": str(observation),
-               **{k: v for k, v in model.items() if k.isupper()}}
+        values.update(prompt=prompt, prompt_file=str(prompt_file), observation_file=str(observation),
+                      session_id=obs.session_id, **model)
+        env.update(LONGVIEW_PROMPT_FILE=str(prompt_file), LONGVIEW_OBSERVATION_FILE=str(observation),
+                   **{k: v for k, v in model.items() if k.isupper()})
         argv = [fill(a, values) for a in self.argv]
+        stdio = self.transport == "stdio"
         s.proc = AgentProcess(argv, env=env, what="mcp harness")
-        await s.proc.start(stdin=False, stdout=False)
+        await s.proc.start(stdin=stdio, stdout=stdio)
         assert s.proc.proc is not None
         s.exited = asyncio.ensure_future(s.proc.proc.wait())
+        if stdio:
+            s.server_task = asyncio.create_task(_serve_stdio(s, server))
         return s
 
     async def session_end(self, session_id: str) -> None:
@@ -252,12 +274,21 @@ class MCPHarnessAgent(UsesModel):
             return
         s.end()
         if s.proc is not None:
+            if self.transport == "stdio" and s.exited is not None:
+                # Its last calls' results go down the pipe it reads: let it read them and leave
+                # before its stdin closes.
+                with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                    await asyncio.wait_for(asyncio.shield(s.exited), GRACE)
             await s.proc.stop(GRACE)
         if s.exited is not None and not s.exited.done():
             s.exited.cancel()
         if s.server is not None and s.server_task is not None:
             s.server.should_exit = True
             with contextlib.suppress(Exception):
+                await s.server_task
+        elif s.server_task is not None:  # stdio: the pipes closed with the process
+            s.server_task.cancel()
+            with contextlib.suppress(BaseException):
                 await s.server_task
         shutil.rmtree(s.folder, ignore_errors=True)
 
@@ -267,8 +298,9 @@ class MCPHarnessAgent(UsesModel):
         await self.close_model()
 
 
-def _server(s: _Session, schemas: list[dict[str, Any]]) -> Any:
-    """The session's MCP server: its tools listed from the kernel's schemas; a call waits for the kernel."""
+def _server(s: _Session, schemas: list[dict[str, Any]], agent: MCPHarnessAgent) -> Any:
+    """The session's MCP server: its tools listed from the kernel's schemas; a call waits for the
+    kernel. The client's ``clientInfo`` is the harness's name and version (:mod:`.reported`)."""
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
@@ -276,11 +308,26 @@ def _server(s: _Session, schemas: list[dict[str, Any]]) -> Any:
                         input_schema=f["function"].get("parameters") or {"type": "object", "properties": {}})
              for f in schemas]
 
+    def introduced(ctx: Any) -> bool:
+        """Record who the client says it is; False (and the session's abort on its way) for another harness."""
+        info = getattr(getattr(ctx.session, "client_params", None), "client_info", None)
+        if info is None or s.introduced:
+            return not s.broken.done()
+        s.introduced = True
+        try:
+            agent.introduce(info.name, info.version, "the mcp harness")
+        except AgentFailed as e:
+            if not s.broken.done():
+                s.broken.set_result(e)
+            return False
+        return True
+
     async def list_tools(ctx: Any, params: Any) -> Any:
+        introduced(ctx)
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: Any) -> Any:
-        if s.closed:
+        if s.closed or not introduced(ctx):
             return types.CallToolResult(content=[types.TextContent(type="text", text=NOT_RUN)])
         s.n += 1
         call = _Call(id=f"mcp-{s.n}", name=params.name, arguments=dict(params.arguments or {}),
@@ -290,6 +337,103 @@ def _server(s: _Session, schemas: list[dict[str, Any]]) -> Any:
         return types.CallToolResult(content=[types.TextContent(type="text", text=b) for b in blocks])
 
     return Server("longview", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def _serve_http(s: _Session, server: Any) -> str:
+    """Serve ``server`` over streamable HTTP on 127.0.0.1 (a per-session secret in the path); its URL."""
+    import uvicorn
+
+    token = secrets.token_urlsafe(24)
+    app = server.streamable_http_app(streamable_http_path=f"/{token}/mcp")
+    s.server = _QuietServer(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on",
+                                           access_log=False, timeout_graceful_shutdown=1))
+    s.server_task = asyncio.create_task(s.server.serve())
+    while not s.server.started:
+        if s.server_task.done():
+            await s.server_task  # its error, as is
+        await asyncio.sleep(0.005)
+    port = s.server.servers[0].sockets[0].getsockname()[1]
+    return f"http://127.0.0.1:{port}/{token}/mcp"
+
+
+async def _serve_stdio(s: _Session, server: Any) -> None:
+    """Serve ``server`` over the harness's pipes with the SDK's stdio transport (explicit streams:
+    longview's own stdin and stdout are untouched). A line that is not JSON-RPC breaks the session."""
+    from mcp.server.stdio import stdio_server
+
+    assert s.proc is not None and s.proc.proc is not None
+    proc = s.proc
+    lines, out = _PipeLines(proc, s), _PipeWriter(proc)
+    with contextlib.suppress(Exception):  # the harness left or broke: its exit or s.broken says so
+        async with stdio_server(stdin=lines, stdout=out) as (read, write):  # type: ignore[arg-type]
+            await server.run(read, write, server.create_initialization_options())
+
+
+class _PipeLines:
+    """The harness's stdout as the text lines the SDK's stdio transport reads; stops at the first
+    line that is not a JSON-RPC message (the session breaks with the reason)."""
+
+    def __init__(self, proc: AgentProcess, s: _Session) -> None:
+        self.proc, self.s = proc, s
+
+    def __aiter__(self) -> Any:
+        return self._lines()
+
+    async def _lines(self) -> Any:
+        import mcp_types as types
+        from pydantic import ValidationError
+
+        p = self.proc.proc
+        assert p is not None and p.stdout is not None
+        while True:
+            try:
+                raw = await p.stdout.readline()
+            except ValueError:  # longer than the stream's limit
+                self._break("wrote a line longer than 32 MiB; expected one JSON-RPC message per line")
+                return
+            if not raw:
+                return
+            text = raw.decode("utf-8", "replace")
+            if not text.strip():
+                continue
+            try:
+                types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+            except (ValidationError, ValueError, RecursionError):
+                what = "JSON" if not _is_json(text) else "a JSON-RPC message"
+                self._break(f"wrote a line on stdout that is not {what} (mcp+stdio: stdout carries MCP only; "
+                            f"logs go to stderr): {printable(text.strip(), 120)!r}")
+                return
+            yield text
+
+    def _break(self, reason: str) -> None:
+        if not self.s.broken.done():
+            self.s.broken.set_result(self.proc.fail(reason))
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+class _PipeWriter:
+    """The harness's stdin as the text file the SDK's stdio transport writes."""
+
+    def __init__(self, proc: AgentProcess) -> None:
+        self.proc = proc
+
+    async def write(self, text: str) -> None:
+        p = self.proc.proc
+        if p is not None and p.stdin is not None and not p.stdin.is_closing():
+            p.stdin.write(text.encode())
+
+    async def flush(self) -> None:
+        p = self.proc.proc
+        if p is not None and p.stdin is not None:
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                await p.stdin.drain()
 
 
 def _quiet_server_class() -> Any:

@@ -34,6 +34,7 @@ class AgentProcess:
         self.proc: asyncio.subprocess.Process | None = None
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._drain: asyncio.Task[None] | None = None
+        self.greeted = False  # its first line was read (a cmd: agent may say hello there)
 
     async def start(self, *, stdin: bool = True, stdout: bool = True) -> asyncio.subprocess.Process:
         pipe, null = asyncio.subprocess.PIPE, asyncio.subprocess.DEVNULL

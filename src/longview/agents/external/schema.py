@@ -36,6 +36,19 @@ class ObservationLine(BaseModel):
                    tools=obs.tools)
 
 
+class HelloLine(BaseModel):
+    """agent -> longview, optional, before its first turn: who the agent is. Recorded with the run;
+    a resume under another name or version of the agent is refused (its cells abort)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    type: Literal["hello"] = Field(description="Always 'hello'.")
+    schema_: Literal["longview.agent/1"] | None = Field(default=None, alias="schema",
+                                                        description="Protocol name and version, if the agent says.")
+    name: str = Field(min_length=1, max_length=200, description="The agent's (harness's) name.")
+    version: str = Field(default="", max_length=200, description="Its version.")
+
+
 class TurnLine(BaseModel):
     """agent -> longview: one assistant turn (text, a batch of tool calls, or both)."""
 

@@ -3,7 +3,8 @@
     module:attr          a Python factory (class or function, called once per cell) or Agent object
     NAME                 an agent registered under the ``longview.agents`` entry-point group
     cmd:COMMAND ARGS     a process speaking the JSON-lines protocol of docs/agents.md (:mod:`.stdio`)
-    mcp:COMMAND ARGS     an MCP-capable harness running its own loop (:mod:`.mcp`)
+    mcp:COMMAND ARGS     an MCP-capable harness running its own loop, served over HTTP (:mod:`.mcp`)
+    mcp+stdio:COMMAND    the same, speaking MCP on its own stdin/stdout
 
 The identity (what the agent is: its spec, version, the hash of its source or of the files its
 command names) goes into the run's config, so its hash, the default run folder and ``--resume``
@@ -29,7 +30,7 @@ from longview.kernel.agent import Agent
 from longview.kernel.errors import CellAborted, ConfigError, printable
 
 GROUP = "longview.agents"
-COMMAND_PREFIXES = ("cmd:", "mcp:")
+COMMAND_PREFIXES = ("cmd:", "mcp:", "mcp+stdio:")
 _HASHED_FILE_LIMIT = 16 * 1024 * 1024  # files a command names are hashed into its identity up to this size
 
 
@@ -72,14 +73,17 @@ def resolve(spec: str, *, timeout: float) -> ExternalAgent:
         argv = _argv(spec, "cmd:")
         return ExternalAgent(spec, "command", {"kind": "command", **command_identity(argv)},
                              lambda cell: CommandAgent(argv, name=spec, timeout=timeout))
-    if spec.startswith("mcp:"):
+    if spec.startswith(("mcp:", "mcp+stdio:")):
         from longview.agents.external.mcp import MCPHarnessAgent, check_placeholders
 
-        argv = _argv(spec, "mcp:")
-        check_placeholders(argv)
-        MCPHarnessAgent.check_available()
-        return ExternalAgent(spec, "mcp", {"kind": "mcp", **command_identity(argv)},
-                             lambda cell: MCPHarnessAgent(argv, name=spec, timeout=timeout))
+        prefix, _, _ = spec.partition(":")
+        transport = "stdio" if prefix == "mcp+stdio" else "http"
+        argv = _argv(spec, prefix + ":")
+        check_placeholders(argv, transport)
+        MCPHarnessAgent.check_available(prefix)
+        kind = "mcp" if transport == "http" else "mcp+stdio"
+        return ExternalAgent(spec, kind, {"kind": kind, **command_identity(argv)},
+                             lambda cell: MCPHarnessAgent(argv, name=spec, timeout=timeout, transport=transport))
     eps = registered()
     if spec in eps:
         ep = eps[spec]
@@ -94,7 +98,8 @@ def resolve(spec: str, *, timeout: float) -> ExternalAgent:
         return ExternalAgent(spec, "entry_point", ident, factory_of(target, f"--agent {spec}"))
     module, sep, attr = spec.partition(":")
     if not sep or not module or not attr:
-        raise ConfigError(f"--agent {spec!r}: expected ref:NAME, module:attr, cmd:COMMAND, mcp:COMMAND or an agent "
+        raise ConfigError(f"--agent {spec!r}: expected ref:NAME, module:attr, cmd:COMMAND, mcp:COMMAND, "
+                          "mcp+stdio:COMMAND or an agent "
                           f"registered under '{GROUP}' ({', '.join(eps) or 'none registered'})")
     target = _import(module, attr, spec)
     return ExternalAgent(spec, "python", {"kind": "python", "spec": spec, **source_identity(target)},

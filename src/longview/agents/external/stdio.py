@@ -19,14 +19,15 @@ from pydantic import ValidationError
 
 from longview.agents.external.endpoint import UsesModel, fill
 from longview.agents.external.process import AgentProcess
-from longview.agents.external.schema import ObservationLine, TurnLine
+from longview.agents.external.reported import Reports
+from longview.agents.external.schema import HelloLine, ObservationLine, TurnLine
 from longview.kernel.agent import AssistantTurn, Observation
 from longview.kernel.errors import printable
 
 DEFAULT_TIMEOUT = 120.0  # seconds an agent process may take for one turn (--agent-timeout)
 
 
-class CommandAgent(UsesModel):
+class CommandAgent(UsesModel, Reports):
     """An agent process per session (see the module docstring)."""
 
     def __init__(self, argv: list[str], *, name: str, timeout: float = DEFAULT_TIMEOUT,
@@ -52,6 +53,10 @@ class CommandAgent(UsesModel):
             p.stdin.write(line)
             await asyncio.wait_for(p.stdin.drain(), self.timeout)
             answer = await asyncio.wait_for(p.stdout.readline(), self.timeout)
+            if not proc.greeted:  # its first line may say who it is (a hello), then comes the turn
+                proc.greeted = True
+                if self._hello(answer, proc):
+                    answer = await asyncio.wait_for(p.stdout.readline(), self.timeout)
         except TimeoutError:
             raise proc.fail(f"no turn within {self.timeout:g} s (--agent-timeout)") from None
         except (BrokenPipeError, ConnectionResetError):
@@ -64,6 +69,24 @@ class CommandAgent(UsesModel):
             raise proc.fail(f"{await proc.exit_status()} without answering (expected one JSON turn per line "
                             "on stdout)")
         return parse_turn(answer, proc)
+
+    def _hello(self, line: bytes, proc: AgentProcess) -> bool:
+        """Whether ``line`` is a hello (then the agent's name and version are recorded)."""
+        try:
+            data = json.loads(line)
+        except (ValueError, RecursionError):
+            return False
+        if not isinstance(data, dict) or data.get("type") != "hello":
+            return False
+        try:
+            hello = HelloLine.model_validate(data)
+        except ValidationError as e:
+            err = e.errors()[0]
+            where = ".".join(str(x) for x in err["loc"]) or "<line>"
+            raise proc.fail(f"wrote a hello that does not fit schema longview.agent/1: field '{where}': "
+                            f"{err['msg']}") from None
+        self.introduce(hello.name, hello.version, "the agent process")
+        return True
 
     async def session_end(self, session_id: str) -> None:
         proc = self._procs.pop(session_id, None)
