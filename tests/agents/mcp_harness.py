@@ -16,9 +16,8 @@ a text answer into reply_to_user, and logs every call it makes (one JSON line ea
 
 import asyncio
 import json
-import sys
-
 import os
+import sys
 
 import httpx
 from mcp import Client

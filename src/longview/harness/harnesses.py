@@ -22,7 +22,7 @@ from longview.harness.cell import Cell
 
 if TYPE_CHECKING:
     from longview.harness.plan import Prepared
-    from longview.kernel.runstore import Manifest, RunStore
+    from longview.harness.runstore import Manifest, RunStore
 
 AGENT_FILE = "agent.json"  # in a cell folder: {"name", "version"} its external agent reported
 
