@@ -86,3 +86,41 @@ def test_a_bad_command_is_a_usage_error(tmp_path):
     r = _run("atr", "cmd:python 'unclosed", tmp_path / "r")
     assert r.exit_code == 2 and "cannot split" in r.output
     assert not (tmp_path / "r").exists()
+
+
+PID_AGENT = """import json, os, sys
+log = open(sys.argv[1], "a")
+for line in sys.stdin:
+    obs = json.loads(line)
+    log.write(f"{os.getpid()} {obs['session_id']}\\n")
+    log.flush()
+    names = [t["function"]["name"] for t in obs["tools"]]
+    print(json.dumps({"tool_calls": [{"id": obs["session_id"] + "-f", "name": "finish_session", "arguments": {}}]}
+                     if "finish_session" in names else {"text": "Noted."}), flush=True)
+"""
+
+
+@pytest.mark.parametrize("mode", ["session", "cell"])
+def test_a_process_per_session_by_default_or_per_cell(mode, tmp_path):
+    script, log = tmp_path / "pid_agent.py", tmp_path / "pids.log"
+    script.write_text(PID_AGENT)
+    agent = f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(script))} {shlex.quote(str(log))}"
+    r = _run("atr", agent, tmp_path / "r", "--variant", "atr", "--personas", "2", "--agent-process", mode)
+    assert r.exit_code == 0, r.output
+    seen = [line.split() for line in log.read_text().splitlines()]
+    sessions_of: dict[str, set[str]] = {}
+    for pid, session in seen:
+        sessions_of.setdefault(pid, set()).add(session)
+    cells = len(list((tmp_path / "r" / "cells").iterdir()))
+    assert cells == 2
+    if mode == "session":  # every session its own process
+        assert all(len(s) == 1 for s in sessions_of.values()) and len(sessions_of) == len({s for _, s in seen})
+    else:  # two cells, two processes, each serving all of its cell's sessions
+        assert len(sessions_of) == 2 and sum(len(s) for s in sessions_of.values()) == len({s for _, s in seen})
+    ident = json.loads((tmp_path / "r" / "manifest.json").read_text())["config"]["external_agents"][agent]
+    assert ident.get("process") == ("cell" if mode == "cell" else None)
+
+
+def test_agent_process_cell_needs_a_cmd_agent(tmp_path):
+    r = _run("atr", "ref:asker", tmp_path / "r", "--agent-process", "cell")
+    assert r.exit_code == 2 and "applies to cmd: agents" in r.output

@@ -14,8 +14,9 @@ from longview.kernel.errors import LongviewError
 
 # name, click kwargs: the flags every `run SUITE` has.
 COMMON: list[tuple[list[str], dict[str, Any]]] = [
-    (["--agent"], dict(multiple=True, help="Agent under test: a reference agent (ref:...) or 'reference' for all; your own as module:attr (a Python factory), a name registered under 'longview.agents', 'cmd:COMMAND ARGS' (JSON lines over stdio) or 'mcp:COMMAND ... {prompt} ... {mcp_config}' (docs/agents.md). Repeatable.")),
-    (["--agent-timeout"], dict(type=float, default=120.0, show_default=True, help="Seconds an external agent (cmd:, mcp:) may stay silent before its cell aborts.")),
+    (["--agent"], dict(multiple=True, help="Agent under test: a reference agent (ref:...) or 'reference' for all; your own as module:attr (a Python factory), a name registered under 'longview.agents', 'cmd:COMMAND ARGS' (JSON lines over stdio), 'mcp:COMMAND ... {prompt} ... {mcp_config}' or 'mcp+stdio:COMMAND ... {prompt}' (an MCP harness over HTTP or its own stdio; docs/agents.md). Repeatable.")),
+    (["--agent-process"], dict(type=click.Choice(["session", "cell"]), default="session", show_default=True, help="A cmd: agent's process per session (nothing it keeps in memory crosses sessions) or per cell (a stateful harness keeps state across the cell's sessions; each cell starts fresh).")),
+    (["--agent-timeout"], dict(type=float, default=120.0, show_default=True, help="Seconds an external agent (cmd:, mcp:, mcp+stdio:) may stay silent before its cell aborts.")),
     (["--variant"], dict(multiple=True, help="Variant or condition. Repeatable; default: each agent's own.")),
     (["--dataset"], dict(default="builtin", show_default=True, help="'builtin', a folder, or importer:PATH.")),
     (["--personas", "--units"], dict(type=int, default=None, help="Use only the first N units (personas, users, scenarios).")),

@@ -56,7 +56,7 @@ def _config(suite: Any, kw: dict[str, Any]):
         max_concurrency=kw["max_concurrency"], seed=kw["seed"], max_turns=suite.default_max_turns if kw["max_turns"] is None else kw["max_turns"], trials=kw["trials"],
         models=list(kw["model"]), role_models=role_models, api_base=kw["api_base"], no_cache=kw["no_cache"],
         max_attempts=kw["max_attempts"], role_params=role_params, request_timeout=kw["request_timeout"],
-        allow_aborts=kw["allow_aborts"], agent_timeout=kw["agent_timeout"],
+        allow_aborts=kw["allow_aborts"], agent_timeout=kw["agent_timeout"], agent_process=kw["agent_process"],
         executor=kw["executor"], ray_address=kw["ray_address"], workers=kw["workers"],
         provider_limits=_provider_limits(kw["provider_limit"]),
         prices=_prices(kw.get("prices_file"), kw.get("price", ())),

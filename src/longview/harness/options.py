@@ -51,7 +51,12 @@ class RunConfig(BaseModel):
     )
     agent_timeout: float = Field(
         default=120.0, gt=0, allow_inf_nan=False,
-        description="Seconds an external agent (cmd:, mcp:) may stay silent before its cell aborts.",
+        description="Seconds an external agent (cmd:, mcp:, mcp+stdio:) may stay silent before its cell aborts.",
+    )
+    agent_process: Literal["session", "cell"] = Field(
+        default="session", description="How long a cmd: agent's process lives: one per session (default: nothing "
+        "it keeps in memory crosses sessions) or one per cell (a stateful harness keeps its state across the cell's "
+        "sessions, and starts fresh in the next cell).",
     )
     allow_aborts: bool = Field(default=False, description="Exit 0 even when some cells aborted.")
     retry_base_delay: float = Field(default=1.0, ge=0, description="First backoff delay in seconds (doubles, jittered).")

@@ -202,9 +202,12 @@ def external_agents(cfg: RunConfig, objects: Mapping[str, ExternalAgent] | None 
     from longview.agents.external.specs import COMMAND_PREFIXES, is_external, resolve, with_model
 
     out = dict(objects or {})
+    if cfg.agent_process == "cell" and not any(a.startswith("cmd:") for a in cfg.agents or []):
+        raise ConfigError("--agent-process cell: applies to cmd: agents (an mcp: harness is launched per session "
+                          "with the session's opening), and the run has none")
     for a in cfg.agents or []:
         if is_external(a) and a not in out:
-            ext = resolve(a, timeout=cfg.agent_timeout)
+            ext = resolve(a, timeout=cfg.agent_timeout, process=cfg.agent_process)
             if cfg.models and a.startswith(COMMAND_PREFIXES):
                 out.update({x.name: x for x in (with_model(ext, m) for m in cfg.models)})
             else:

@@ -65,14 +65,17 @@ def is_external(spec: str) -> bool:
     return ":" in spec or spec in registered()
 
 
-def resolve(spec: str, *, timeout: float) -> ExternalAgent:
-    """The external agent an ``--agent`` value names; ConfigError (nothing written yet) if it cannot be had."""
+def resolve(spec: str, *, timeout: float, process: str = "session") -> ExternalAgent:
+    """The external agent an ``--agent`` value names; ConfigError (nothing written yet) if it cannot be had.
+    ``process``: a ``cmd:`` agent's process lives per ``session`` or per ``cell`` (``--agent-process``)."""
     if spec.startswith("cmd:"):
         from longview.agents.external.stdio import CommandAgent
 
         argv = _argv(spec, "cmd:")
-        return ExternalAgent(spec, "command", {"kind": "command", **command_identity(argv)},
-                             lambda cell: CommandAgent(argv, name=spec, timeout=timeout))
+        # Per cell is another protocol (the process may carry state across sessions): another run.
+        ident = {"kind": "command", **command_identity(argv), **({"process": "cell"} if process == "cell" else {})}
+        return ExternalAgent(spec, "command", ident,
+                             lambda cell: CommandAgent(argv, name=spec, timeout=timeout, per_cell=process == "cell"))
     if spec.startswith(("mcp:", "mcp+stdio:")):
         from longview.agents.external.mcp import MCPHarnessAgent, check_placeholders
 

@@ -1,6 +1,9 @@
 """``--agent 'cmd:COMMAND ARGS'``: an agent that is a process speaking JSON lines (:mod:`.schema`).
 
-One process per session: it is started on the session's first turn, gets one observation line per
+With ``--agent-process cell``, one process per cell instead: it serves every session of the cell
+(observations carry the session id; sessions that run at once take turns) and is stopped when
+the cell ends, so a stateful harness keeps its state across the cell's sessions and starts fresh
+in the next cell. By default, one process per session: it is started on the session's first turn, gets one observation line per
 turn and answers with one turn line, and is stopped when the session ends (its stdin is closed).
 Sessions that run at once (atr's test sessions, prefs' probes) each have their own process, so
 nothing the agent keeps in memory crosses from one session into another: what it may carry over
@@ -27,24 +30,35 @@ from longview.kernel.errors import printable
 DEFAULT_TIMEOUT = 120.0  # seconds an agent process may take for one turn (--agent-timeout)
 
 
+CELL = "<cell>"  # the key of the one process of a per-cell agent
+
+
 class CommandAgent(UsesModel, Reports):
-    """An agent process per session (see the module docstring)."""
+    """An agent process per session, or with ``per_cell`` one per cell (see the module docstring)."""
 
     def __init__(self, argv: list[str], *, name: str, timeout: float = DEFAULT_TIMEOUT,
-                 env: Mapping[str, str] | None = None) -> None:
+                 env: Mapping[str, str] | None = None, per_cell: bool = False) -> None:
         self.argv, self.name, self.timeout, self.env = argv, name, timeout, dict(env or {})
+        self.per_cell = per_cell
         self._procs: dict[str, AgentProcess] = {}
+        self._turn = asyncio.Lock()  # per cell: sessions that run at once take turns on the one process
 
     def __repr__(self) -> str:
         return f"CommandAgent({self.name!r})"
 
     async def act(self, obs: Observation) -> AssistantTurn:
-        proc = self._procs.get(obs.session_id)
+        if not self.per_cell:
+            return await self._act(obs, obs.session_id)
+        async with self._turn:
+            return await self._act(obs, CELL)
+
+    async def _act(self, obs: Observation, key: str) -> AssistantTurn:
+        proc = self._procs.get(key)
         if proc is None:
             values = await self.model_values()
             argv = [fill(a, values) for a in self.argv]
             env = {**self.env, **{k: v for k, v in values.items() if k.isupper()}}
-            proc = self._procs[obs.session_id] = AgentProcess(argv, env=env)
+            proc = self._procs[key] = AgentProcess(argv, env=env)
             await proc.start()
         p = proc.proc
         assert p is not None and p.stdin is not None and p.stdout is not None
@@ -89,14 +103,17 @@ class CommandAgent(UsesModel, Reports):
         return True
 
     async def session_end(self, session_id: str) -> None:
+        if self.per_cell and session_id != CELL:
+            return  # the process serves the cell's next session
         proc = self._procs.pop(session_id, None)
         if proc is not None:
             await proc.stop()
 
     async def aclose(self) -> None:
         """Stop every process still running (a cell that ended early)."""
-        for sid in list(self._procs):
-            await self.session_end(sid)
+        for key in list(self._procs):
+            proc = self._procs.pop(key)
+            await proc.stop()
         await self.close_model()
 
 
