@@ -86,7 +86,8 @@ def _provider_limits(items: tuple[str, ...]) -> dict[str, int]:
 def _run(suite: Any, kw: dict[str, Any]) -> None:
     from longview.harness import run as harness
     from longview.harness.costs import NOTE as COST_NOTE
-    from longview.harness.costs import estimate_lines, total
+    from longview.harness.costs import estimate_lines, plan_estimate, total
+    from longview.harness.harnesses import launch_lines
     from longview.harness.terminal.fit import print_tables
     from longview.harness.terminal.tables import cost_table, plan_table
 
@@ -106,8 +107,10 @@ def _run(suite: Any, kw: dict[str, Any]) -> None:
         err.print(f"note: {cfg.units} units asked for; dataset '{prepared.manifest.dataset.name}' has {available}, "
                   "so all of them run", highlight=False)
     if kw["dry_run"]:
-        est = suite.estimate(prepared.cells, prepared.dataset, prepared.roles, prepared.options)
+        est = plan_estimate(suite, prepared)  # the agent role only for cells longview calls a model for
         print_tables(console, plan_table(suite.name, prepared.cells, est, bool(cfg.models or cfg.role_models)))
+        for line in launch_lines(prepared):  # external agents: what will be started, where their calls go
+            console.print(f"launches · {line}", highlight=False, markup=False, soft_wrap=True)
         lines = estimate_lines(suite, prepared)
         if lines:
             print_tables(console, cost_table(lines))

@@ -38,7 +38,7 @@ class Flight:
 
     def lines(self) -> list[str]:
         if not self.model_cells:
-            return ["in flight: no model requests (reference agents only)"]
+            return ["in flight: no model requests through longview (reference and external agents on their own)"]
         if self.per_cell == 1:
             out = [f"in flight: at most {self.most} model requests at once ({self.model_cells} cells calling a model, "
                    f"one session each at a time; --max-concurrency {self.limit})"]
@@ -72,8 +72,11 @@ def smallest_filling(per_step: float, limit: int) -> int:
 
 
 def flight(p: Prepared) -> Flight:
+    from longview.harness.costs import calls_model
+
     roles_call_models = bool(p.cfg.role_models)
-    cells = [c for c in p.cells if roles_call_models or c.agent not in p.suite.reference_agents]
+    # External agents on their own call no model through longview (a harness with --model does).
+    cells = [c for c in p.cells if roles_call_models or calls_model(p, c.agent)]
     wide = [max(1, int(p.suite.sessions_in_flight(c, p.dataset, p.options))) for c in cells]
     # A cell whose sessions all run at once keeps them in flight throughout; others one at a time.
     steady_of = [w if w > 1 and p.suite.sessions(c, p.dataset, p.options) <= w else 1 for c, w in zip(cells, wide, strict=True)]

@@ -119,3 +119,38 @@ def describe(h: dict[str, str]) -> str:
     """One line: 'test-harness 0.3.1 (mcp+stdio) @ openai/gpt-5.4'."""
     text = f"{label(h)} ({h.get('kind', '?')})"
     return text + (f" @ {h['model']}" if h.get("model") else "")
+
+
+_LAUNCH = {
+    "command": "starts `{cmd}` once per session (JSON lines on its stdin/stdout)",
+    "command/cell": "starts `{cmd}` once per cell (--agent-process cell; JSON lines on its stdin/stdout)",
+    "mcp": "starts `{cmd}` once per session, serving the session's tools over MCP (streamable HTTP on 127.0.0.1)",
+    "mcp+stdio": "starts `{cmd}` once per session, speaking MCP with it on its stdin/stdout",
+}
+
+
+def launch_lines(p: Prepared) -> list[str]:
+    """--dry-run: what each external agent of the plan will run, how often, and where its model
+    calls go (priced only when they go through longview's endpoint)."""
+    out = []
+    for label_, ext in sorted(p.external.items()):
+        cells = [c for c in p.cells if c.agent == label_]
+        if not cells:
+            continue
+        sessions = sum(p.suite.sessions(c, p.dataset, p.options) for c in cells)
+        kind = ext.kind + ("/cell" if ext.identity.get("process") == "cell" else "")
+        if kind in _LAUNCH:
+            cmd = " ".join(ext.identity.get("command") or [label_])
+            what = _LAUNCH[kind].format(cmd=cmd)
+            processes = len(cells) if kind == "command/cell" else sessions
+            what += f": ~{processes} process{'es' if processes != 1 else ''} over {len(cells)} cell(s)"
+        else:
+            what = f"calls {label_} in this process for every turn ({len(cells)} cell(s), ~{sessions} sessions)"
+        if ext.model is not None:
+            what += (f"; its model calls go to {ext.model} through longview's loopback endpoint (counted, cached, "
+                     "limited; priced above as one call per turn)")
+        else:
+            what += "; longview calls no model for it (whatever model it calls itself is neither counted nor priced)"
+        out.append(f"{label_}: {what}")
+    return out
+
