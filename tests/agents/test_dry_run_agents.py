@@ -56,5 +56,5 @@ def test_the_dry_run_says_what_it_will_start_and_starts_nothing(tmp_path):
     text = " ".join(r.output.split())
     assert f"launches · {agent}: starts" in text and "once per cell" in text
     assert "longview calls no model for it" in text and "Estimated cost" not in text
-    assert "no model requests through longview" in text
+    assert "no model requests through longview (reference agents and agents on their own)" in text
     assert not marker.exists() and not (tmp_path / "r").exists()

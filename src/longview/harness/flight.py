@@ -35,10 +35,13 @@ class Flight:
     units_to_fill: int | None  # --units that would, when the dataset has that many
     units_available: int
     steady_at_fill: int = 0  # requests in flight at once with trials_to_fill (per wave)
+    agents_alone: bool = False  # the plan has external agents that call no model through longview
 
     def lines(self) -> list[str]:
         if not self.model_cells:
-            return ["in flight: no model requests through longview (reference and external agents on their own)"]
+            if self.agents_alone:
+                return ["in flight: no model requests through longview (reference agents and agents on their own)"]
+            return ["in flight: no model requests (reference agents only)"]
         if self.per_cell == 1:
             out = [f"in flight: at most {self.most} model requests at once ({self.model_cells} cells calling a model, "
                    f"one session each at a time; --max-concurrency {self.limit})"]
@@ -91,4 +94,6 @@ def flight(p: Prepared) -> Flight:
         trials = smallest_filling(per_trial, limit)
         units_fill = smallest_filling(sum(steady_of) / units, limit)
         at_fill = min(limit, round(trials * per_trial))
-    return Flight(len(cells), max(wide, default=1), most, steady, limit, trials, units_fill, available, at_fill)
+    alone = any(ext.model is None for ext in p.external.values())
+    return Flight(len(cells), max(wide, default=1), most, steady, limit, trials, units_fill, available, at_fill,
+                  agents_alone=alone)
