@@ -60,12 +60,14 @@ def _schedstat(pid: int) -> tuple[float, float] | None:
     return run, wait
 
 
-def one(suite: str, limit: int, latency: float, workers: int, extra: list[str]) -> dict:
+def one(suite: str, limit: int, latency: float, workers: int, extra: list[str], trials: int | None = None) -> dict:
     opts = dict(kv.split("=", 1) for kv in extra[1::2]) if extra else {}
     f = flight(prepare(RunConfig(suite=suite, models=["hosted_vllm/loopback"], agents=[], max_concurrency=limit,
+                                 trials=trials or 1,
                                  suite_options={**({"trace": False} if suite == "prefs" else {}), **opts}),
                        dry_run=True))
-    trials = f.trials_to_fill or 1
+    planned = f.steady_at_fill if trials is None and f.trials_to_fill else f.steady
+    trials = trials or f.trials_to_fill or 1
     server = Server(latency, agent="finish_or_send")
     samples: list[tuple[float, int]] = []
     stop = threading.Event()
@@ -101,7 +103,7 @@ def one(suite: str, limit: int, latency: float, workers: int, extra: list[str]) 
     window = [(ts, n) for ts, n in samples if start <= ts <= end]
     area = sum((b[0] - a[0]) * a[1] for a, b in zip(window, window[1:], strict=False))
     mean = area / (end - start)
-    return {"suite": suite, "trials": trials, "most_planned": max(f.most, min(limit, f.model_cells * trials)),
+    return {"suite": suite, "trials": trials, "planned_steady": planned,
             "mean_in_flight": round(mean, 1), "share": round(mean / limit, 3),
             "peak": max(n for _, n in samples), "busy_s": round(end - start, 1), "wall_s": round(wall, 1),
             "calls": calls, "run_cpu_s": round(cpu, 1), "server_cpu_s": round(scpu, 1),
@@ -120,16 +122,18 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=1, help="longview run --workers")
     ap.add_argument("--suites", default="atr,prefs,intents,tempo")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--trials", type=int, default=None, help="instead of the dry run's suggestion")
     ap.add_argument("-S", dest="options", action="append", default=[], help="suite option KEY=VALUE (e.g. repeats=3)")
     args = ap.parse_args()
     rows = []
     for suite in args.suites.split(","):
-        r = one(suite.strip(), args.limit, args.latency, args.workers, [x for kv in args.options for x in ("-S", kv)])
+        r = one(suite.strip(), args.limit, args.latency, args.workers, [x for kv in args.options for x in ("-S", kv)],
+                args.trials)
         rows.append(r)
         if "error" in r:
             print(f"{r['suite']:8} error: {r['error']}", flush=True)
             continue
-        print(f"{r['suite']:8} --trials {r['trials']:3}: mean in flight {r['mean_in_flight']:6} of {args.limit} "
+        print(f"{r['suite']:8} {' '.join(args.options)} --trials {r['trials']:3} (plan keeps {r['planned_steady']}): mean in flight {r['mean_in_flight']:6} of {args.limit} "
               f"({r['share']:.2f}), peak {r['peak']}, busy {r['busy_s']} s of {r['wall_s']} s; {r['calls']} calls, CPU per call "
               f"{r['run_ms_per_call']} ms run + {r['server_ms_per_call']} ms server -> {r['cores_needed']} cores to keep "
               f"{args.limit} in flight; the run was on a CPU {r['on_cpu_s']} s and waited for one {r['waiting_for_cpu_s']} s; "

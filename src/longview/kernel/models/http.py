@@ -240,9 +240,35 @@ async def _read_head(reader: asyncio.StreamReader) -> tuple[int, str, Headers, b
     return status, reason, headers, keep
 
 
+class _BodyErrors:
+    """Transport errors while a body is read, raised as httpx's (one mapping for every body reader:
+    whole, streamed, chunked). Stateless, so one instance per kind serves every request."""
+
+    __slots__ = ("what",)
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any) -> None:
+        if kind is None:
+            return
+        if issubclass(kind, asyncio.IncompleteReadError):
+            raise httpx.RemoteProtocolError(f"connection closed in the middle of the {self.what}") from None
+        if issubclass(kind, (ConnectionError, OSError)):
+            raise httpx.ReadError(f"{kind.__name__}: {exc}") from None
+        if issubclass(kind, ValueError):
+            raise httpx.RemoteProtocolError("malformed response framing") from None
+
+
+_BODY, _STREAM = _BodyErrors("response body"), _BodyErrors("streamed response")
+
+
 async def _read_body(reader: asyncio.StreamReader, status: int, headers: Headers, keep: bool) -> tuple[bytes, bool]:
     """Read a whole response body (decoded): (body, whether the connection can be reused)."""
-    try:
+    with _BODY:
         if 100 <= status < 200 or status in (204, 304):
             body = b""
         elif "chunked" in headers.get("transfer-encoding", "").lower():
@@ -251,12 +277,6 @@ async def _read_body(reader: asyncio.StreamReader, status: int, headers: Headers
             body = await reader.readexactly(int(headers["content-length"]))
         else:
             body, keep = await reader.read(), False
-    except asyncio.IncompleteReadError:
-        raise httpx.RemoteProtocolError("connection closed in the middle of the response body") from None
-    except (ConnectionError, OSError) as e:
-        raise httpx.ReadError(f"{type(e).__name__}: {e}") from None
-    except ValueError:
-        raise httpx.RemoteProtocolError("malformed response framing") from None
     encoding = headers.get("content-encoding", "").lower()
     if encoding in ("gzip", "x-gzip"):
         body = zlib.decompress(body, 16 + zlib.MAX_WBITS)
@@ -285,7 +305,7 @@ async def _stream_body(reader: asyncio.StreamReader, headers: Headers, keep: boo
 
     if "chunked" in headers.get("transfer-encoding", "").lower():
         return await _stream_chunked(reader, keep, on_data, heard)
-    try:
+    with _STREAM:
         left = int(headers["content-length"]) if "content-length" in headers else None
         while left is None or left > 0:
             piece = await reader.read(65536 if left is None else min(65536, left))
@@ -298,12 +318,6 @@ async def _stream_body(reader: asyncio.StreamReader, headers: Headers, keep: boo
                 left -= len(piece)
             heard()
         return keep
-    except asyncio.IncompleteReadError:
-        raise httpx.RemoteProtocolError("connection closed in the middle of the streamed response") from None
-    except (ConnectionError, OSError) as e:
-        raise httpx.ReadError(f"{type(e).__name__}: {e}") from None
-    except ValueError:
-        raise httpx.RemoteProtocolError("malformed response framing") from None
 
 
 async def _stream_chunked(reader: asyncio.StreamReader, keep: bool, on_data: Callable[[bytes], None],
@@ -311,7 +325,7 @@ async def _stream_chunked(reader: asyncio.StreamReader, keep: bool, on_data: Cal
     """Decode a chunked body from whatever arrives (one read usually holds many chunks: a streamed
     answer's events come in bursts), handing each chunk's data to ``on_data``."""
     buf = b""
-    try:
+    with _STREAM:
         while True:
             data = await reader.read(65536)
             if not data:
@@ -342,12 +356,6 @@ async def _stream_chunked(reader: asyncio.StreamReader, keep: bool, on_data: Cal
                 on_data(b"".join(out))
             buf = buf[pos:]
             heard()
-    except asyncio.IncompleteReadError:
-        raise httpx.RemoteProtocolError("connection closed in the middle of the streamed response") from None
-    except (ConnectionError, OSError) as e:
-        raise httpx.ReadError(f"{type(e).__name__}: {e}") from None
-    except ValueError:
-        raise httpx.RemoteProtocolError("malformed response framing") from None
 
 
 async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
