@@ -195,8 +195,30 @@ def test_builtin_scenarios_differ_in_structure(builtin):
     scs = builtin.scenarios
     assert len({frozenset(r.id for r in s.records) for s in scs}) >= 8  # record-id sets
     assert len({(s.decision_window.start, s.decision_window.end) for s in scs}) >= 5  # decision windows
-    assert len({frozenset(t.id for t in s.tasks) for s in scs}) >= 5  # task graphs (optional tasks and branches)
+    assert len({frozenset(t.id for t in s.tasks) for s in scs}) == len(scs)  # each its own mix of task kinds
+    assert len({len(s.tasks) for s in scs}) >= 5 and all(10 <= len(s.tasks) <= 19 for s in scs)  # sizes
     assert len({tuple(e.at.time() for e in s.events) for s in scs}) == len(scs)  # event timings
+    assert len({frozenset((t.id, (t.due - s.start).days) for t in s.tasks) for s in scs}) == len(scs)  # days moved
+    assert sum(sum(t.idle for t in s.tasks) >= 2 for s in scs) >= 5  # more than one sleep-time task
+    assert max(_chain(s) for s in scs) == 3 and min(_chain(s) for s in scs) == 2  # dependency depths differ
+    assert sum(any(t.kind == "conflict" for t in s.tasks) for s in scs) >= 3  # clashes fixed by cancelling
+
+
+def _chain(s):
+    """Longest chain of conditional events: an event needing an action whose task's event is itself conditional."""
+    by_action = {}
+    for t in s.tasks:  # the task that first asks for the change (t01, not the nudge t11 that repeats it)
+        if t.action:
+            by_action.setdefault(t.action, t)
+    events = {e.id: e for e in s.events}
+
+    def depth(eid, seen=()):
+        e = events[eid]
+        needs = e.when.executed + e.when.approved + e.when.declined + e.when.not_executed
+        ups = [by_action[a].trigger for a in needs if a in by_action and by_action[a].trigger and by_action[a].trigger not in seen]
+        return 1 + max((depth(u, (*seen, eid)) for u in ups), default=0)
+
+    return max(depth(t.trigger) for t in s.tasks if t.trigger)
 
 
 def test_stated_deadlines_equal_the_scored_ones(builtin):
@@ -224,3 +246,4 @@ def test_generate_with_another_seed_is_structurally_different():
     assert len(differ) == len(zero)  # ids, window, task graph or length differ, not only the clock
     assert sum(_shape(one[s])[0] != _shape(zero[s])[0] for s in zero) >= 8  # new record ids
     assert sum(_shape(one[s])[1] != _shape(zero[s])[1] for s in zero) >= 5  # new decision windows
+    assert sum(_shape(one[s])[2] != _shape(zero[s])[2] for s in zero) >= 5  # new task mixes

@@ -2,7 +2,8 @@
 
 * ``ref:oracle`` reads the evidence, acts on each active task at the persona's expected depth with
   every constraint met, defers the competing task of the decision window to when it becomes
-  feasible, and carries out changes once approved.
+  feasible, does idle-time work after bedtime, holds work that would reach a user in a meeting
+  until the meeting ends, and carries out changes once approved.
 * ``ref:policy`` acts on every task at the depth the persona's *stated* policy implies: it ignores
   feedback (declines, revoked delegation, already-resolved needs) and never defers.
 * ``ref:always-suggest`` asks for approval of every task's change (and carries it out if approved).
@@ -80,6 +81,11 @@ class ReferenceAgent:
                 calls.append(self._call("send_message", text=f"Done: {self._text(t)}"))
         return calls
 
+    def _tells_user(self, t: Task) -> bool:
+        """Whether the work at this agent's depth reaches the user (a request or a message)."""
+        d = self._depth(t)
+        return d == "suggest" or (d == "execute" and bool(t.include))
+
     def _tasks_for(self, kind: str, ref: str) -> list[Task]:
         sc = self.scenario
         if kind == "event":
@@ -87,8 +93,8 @@ class ReferenceAgent:
         if kind == "wakeup" and ref.startswith("deferred: "):
             dw = sc.decision_window
             return [sc.task(dw.competing)]
-        if kind == "wakeup" and ref.startswith("idle: "):
-            return [t for t in sc.tasks if ref == f"idle: {t.title}"]
+        if kind == "wakeup" and ref.startswith(("idle: ", "busy: ")):
+            return [t for t in sc.tasks if ref.split(": ", 1)[1] == t.title]
         if kind == "wakeup":
             return [t for t in sc.tasks if t.at is not None and ref == f"scheduled: {t.title}"]
         return []
@@ -127,6 +133,12 @@ class ReferenceAgent:
                 calls.append(self._call("defer_task", task=" ".join(competing.keys),
                                         plan=f"{competing.title}: handle it when {dw.resource} is free, before it is due.",
                                         until=dw.feasible_from.isoformat()))
+                continue
+            now = obs_time(obs)
+            back = timing.next_available(self.scenario.availability, now)
+            if (self.mode == "oracle" and kind == "event" and timing.status(self.scenario.availability, now) == "busy"
+                    and self._tells_user(t) and back < t.due):  # the user is in a meeting: bring it when they are back
+                calls.append(self._call("schedule_wakeup", at=back.isoformat(), note=f"busy: {t.title}"))
                 continue
             if self.mode == "oracle" and t.idle and kind == "event":  # idle-time work: do it while the user sleeps
                 night = timing.next_sleep(self.scenario.availability, obs_time(obs)) + timedelta(minutes=30)

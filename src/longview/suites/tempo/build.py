@@ -156,6 +156,7 @@ class Fill(BaseModel):
     canonical_ids: bool = Field(default=False, description="Keep the skeleton's record ids (ITEM-1, JOB-2...) in the built-in set.")
     depths: dict[str, str] = Field(default_factory=dict, description="Task id -> 'RPO' depth letters overriding the skeleton.")
     omit: list[str] = Field(default_factory=list, description="Optional task ids left out (their events stay, as distractors).")
+    moves: dict[str, int] = Field(default_factory=dict, description="Task id (t03, t07, t15) -> days its event and due move.")
     chain: Chain | None = Field(default=None, description="t17, when the scenario has a second-level follow-up.")
     overnight: Overnight | None = Field(default=None, description="t18, when the scenario has a sleep-time job.")
     clash: Clash | None = Field(default=None, description="t19, when the scenario has a booking clash.")
@@ -235,6 +236,7 @@ PREFIXES = {  # per canonical id: prefixes a scheme may use (none is a suffix of
     "REC": ("SUP", "STK", "INV", "LOW"), "SETUP": ("SET", "CFG", "REG", "ONB"), "SUM": ("SUM", "WRP", "RVW", "RCP"),
     "CONF": ("CNF", "RCT", "ACK", "PAID"), "BKG": ("BKG", "APT", "RSV", "HLD"),
 }
+MOVABLE = {"t03": range(-1, 4), "t07": range(-2, 3), "t15": range(-2, 2)}  # days a stand-alone task may move
 _CANON = re.compile(r"(?<![\w-])(ITEM|MSG|CAL|FORM|CHK|DOC|RES|JOB|OFFER|REC|SETUP|SUM|CONF|BKG)-(\d+)(?![\w-])")
 
 
@@ -265,7 +267,7 @@ def build(f: Fill, seed: int = 0, slot: int = 0) -> Scenario:
     decision-window day and hour, gap between the competing notices, record-id scheme, timings)."""
     rng = random.Random(seed_from("tempo", f.id, seed))
     jitter = rng.choice([0, 10, 20, 30, 40, 50])  # minutes; keeps scenarios from sharing exact clocks
-    chain, overnight, clash = f.chain, f.overnight, f.clash
+    chain, overnight, clash, moves = f.chain, f.overnight, f.clash, dict(f.moves)
     if seed == 0:
         D, omit = f.days, list(f.omit)
         wd, wh = f.window or WINDOWS[(slot * 4 + 1) % len(WINDOWS)]
@@ -280,6 +282,7 @@ def build(f: Fill, seed: int = 0, slot: int = 0) -> Scenario:
         clash = clash.model_copy(update={"day": rng.choice([2, 3, 4, 6])}) if clash and rng.random() < 0.6 else None
         nights = [d for d in (2, 3, 4, 5, 6, 7) if d != wd and d < D]
         overnight = overnight.model_copy(update={"day": rng.choice(nights)}) if overnight and rng.random() < 0.7 else None
+        moves = {tid: rng.choice(list(days)) for tid, days in MOVABLE.items()}
     if "t10" in omit:
         chain = None  # t17 follows t10's change: without t10 nobody makes it, so it could never fire
     while seed and _size(omit, chain, overnight, clash) < 10:  # the paper's scenarios hold 10-19 tasks
@@ -427,6 +430,15 @@ def build(f: Fill, seed: int = 0, slot: int = 0) -> Scenario:
         tasks.append(task("t19", "conflict", "SSE", T(clash.day, "21:00"), ["BKG-1", short(clash.booking.title)],
                           trigger="e20", action="A19", title=f"Cancel: {clash.booking.title}", evidence=["BKG-1"],
                           include=[clash.fact]))
+    for tid, k in moves.items():  # a stand-alone task on another day: its event and its due move together
+        if k not in MOVABLE.get(tid, ()):
+            raise ValueError(f"fill {f.id}: {tid} may move by {list(MOVABLE.get(tid, []))} days, not {k}")
+        t = next(x for x in tasks if x.id == tid)
+        t.due += timedelta(days=k)
+        ev = next(e for e in events if e.id == t.trigger)
+        ev.at += timedelta(days=k)
+        if t.due >= at(D + 1, "00:00"):
+            raise ValueError(f"fill {f.id}: {tid} moved past the scenario's last day")
     events.sort(key=lambda e: e.at)
     bad = set(f.omit) - set(OPTIONAL) - set(BLOCKS)
     if bad:

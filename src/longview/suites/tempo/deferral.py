@@ -9,8 +9,8 @@
   The deferral must name the competing task (one of its keys) and no more than one other task
   besides the urgent one: a blanket deferral naming many tasks earns nothing. Its time is the
   tool's ``until``/``at``, or a time stated in the message (ISO, or HH:MM / H am with today,
-  tonight, tomorrow or a weekday); it is concrete and feasible when it lies in
-  [feasible_from, competing due].
+  tonight, tomorrow or a weekday) other than the competing task's due time itself (a restated
+  deadline is not a plan); it is concrete and feasible when it lies in [feasible_from, competing due].
 * **continuation quality**: 1 for a concrete feasible time, 0.5 for a deferral with no time
   (vague), 0 for an infeasible time or none; 0 when the competing task was done inside the window.
 """
@@ -96,7 +96,8 @@ def deferrals(scenario: Scenario, world: TempoWorld) -> list[Deferral]:
             times = [e.until] if e.until else []
             channel = "tool"
         else:
-            times = [t for t in stated_times(e.text, e.at) if t > e.at]
+            # restating the deadline ("due tomorrow 20:00") is not a time the agent chose
+            times = [t for t in stated_times(e.text, e.at) if t > e.at and t != competing.due]
             if not times:
                 continue  # a message that names the task without a later time is not a deferral
             channel = "message"

@@ -31,7 +31,7 @@ STRUCTURE: dict[str, dict[str, Any]] = {
                   "fact": "courier"},
     },
     "travel-conference": {  # 15 tasks: no claim, a sleep-time job and a clash after a schedule change
-        "omit": ["t11", "t15", "t03"],
+        "moves": {"t07": -2}, "omit": ["t11", "t15", "t03"],
         "overnight": {"day": 4, "ask": "Tonight while I'm asleep, please generate the offline city guide pack so "
                       "it's on my phone tomorrow.",
                       "job": {"title": "Offline city guide pack", "body": "Maps and transit notes; 4 quota points."}},
@@ -41,18 +41,18 @@ STRUCTURE: dict[str, dict[str, Any]] = {
                   "fact": "poster session"},
     },
     "living-move": {  # 12 tasks: no offers, no agent-scheduled check, the deposit chain
-        "omit": ["t04", "t15", "t12"],
+        "moves": {"t03": 2, "t07": 1}, "omit": ["t04", "t15", "t12"],
         "chain": {"notice": "The letting agent confirms the parking permit was issued and the holding fee returned.",
                   "item": {"title": "Holding fee return note", "body": "£120 returned, reference HF-207."}, "fact": "HF-207"},
     },
     "food-mealplan": {  # 11 tasks, seven days, two sleep-time tasks, nothing conditional on offers
-        "omit": ["t04", "t10", "t12", "t15"],
+        "moves": {"t03": -1, "t07": 2}, "omit": ["t04", "t10", "t12", "t15"],
         "overnight": {"day": 2, "ask": "Could you generate this week's recipe cards overnight while I sleep? "
                       "I'll print them in the morning.",
                       "job": {"title": "Weekly recipe cards", "body": "Seven cards with shopping quantities; 4 quota points."}},
     },
     "health-recovery": {  # 13 tasks: no prepared draft, no wrap-up, a clash and a sleep-time video job
-        "omit": ["t10", "t11", "t05", "t16"],
+        "moves": {"t03": 1, "t15": -2}, "omit": ["t10", "t11", "t05", "t16"],
         "overnight": {"day": 3, "ask": "Please process this week's exercise videos tonight while I sleep; "
                       "I'll look at the form notes in the morning.",
                       "job": {"title": "Exercise video form check", "body": "Pose tracking on five clips; 1 GPU, 4 hours."}},
@@ -62,7 +62,7 @@ STRUCTURE: dict[str, dict[str, Any]] = {
                   "fact": "physio"},
     },
     "career-applications": {  # 17 tasks: chain after the interview form, cover letters overnight
-        "omit": ["t11"],
+        "moves": {"t03": 3, "t07": -1}, "omit": ["t11"],
         "overnight": {"day": 2, "ask": "Tonight, while I sleep, please generate tailored cover-letter drafts for "
                       "the three archive roles; I'll edit them in the morning.",
                       "job": {"title": "Cover-letter drafts for archive roles", "body": "Three drafts; 4 quota points."}},
@@ -71,7 +71,7 @@ STRUCTURE: dict[str, dict[str, Any]] = {
                   "fact": "IA-562"},
     },
     "business-launch": {  # 18 tasks: every kind, the widest graph
-        "omit": ["t04"],
+        "moves": {"t03": 2, "t15": -1}, "omit": ["t04"],
         "overnight": {"day": 6, "ask": "Please render the product-photo batch tonight while I sleep so the shop "
                       "listings can use them tomorrow.",
                       "job": {"title": "Product-photo render batch", "body": "24 photos; 1 GPU, 4 hours."}},
@@ -84,7 +84,7 @@ STRUCTURE: dict[str, dict[str, Any]] = {
                   "fact": "wholesale buyer"},
     },
     "education-course": {  # 13 tasks, seven days: no claim, no offers, a clash with the rescheduled exam
-        "omit": ["t15", "t03", "t12"],
+        "moves": {"t07": -2}, "omit": ["t15", "t03", "t12"],
         "overnight": {"day": 2, "ask": "Please export the flashcard review video tonight while I sleep; I'll watch "
                       "it on the bus in the morning.",
                       "job": {"title": "Flashcard review video export", "body": "Units 4-5; 1 GPU, 4 hours."}},
@@ -94,7 +94,7 @@ STRUCTURE: dict[str, dict[str, Any]] = {
                   "fact": "oral exam"},
     },
     "finance-taxes": {  # 15 tasks: no follow-up branch, no wrap-up, receipts categorised overnight
-        "omit": ["t10", "t16"],
+        "moves": {"t07": 2, "t15": 1}, "omit": ["t10", "t16"],
         "overnight": {"day": 3, "ask": "Tonight while I sleep, please run the receipt categorisation for last "
                       "year; I'll check the totals in the morning.",
                       "job": {"title": "Receipt categorisation run", "body": "412 receipts; 4 quota points."}},
