@@ -42,6 +42,11 @@ CASES = {
         TOOL, CheckType.TOOL_IDENTITY, [[call("search_products"), call("build_shopping_list")]], True, 0),
     "identity_after_unrelated_batches": (
         TOOL, CheckType.TOOL_IDENTITY, [[call("search_products")], [call("build_shopping_list")]], True, 1),
+    # longview: the first batch with the tool or a same-goal alternative decides; a hedge fails.
+    "identity_with_alternative_same_batch": (
+        TOOL, CheckType.TOOL_IDENTITY, [[call("place_order"), call("build_shopping_list")]], False, 0),
+    "identity_after_alternative": (
+        TOOL, CheckType.TOOL_IDENTITY, [[call("compare_products")], [call("build_shopping_list")]], False, 0),
     "identity_never_called": (TOOL, CheckType.TOOL_IDENTITY, [[call("search_products")]], False, None),
     "no_batches": (TOOL, CheckType.TOOL_IDENTITY, [], False, None),
     # param: the first batch with the tool decides; later batches are never read.

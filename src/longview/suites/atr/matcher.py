@@ -3,6 +3,10 @@ the bound rule?
 
 Tool calls are grouped by assistant turn (a *batch*). The first batch containing the required tool
 decides; later batches are ignored. tool_identity: any call to the tool in that batch passes.
+*longview, not the release:* for tool_identity the decision is the first batch that calls the
+required tool or one of its same-goal alternatives (``policy.TOOL_FAMILIES``), and it passes only if
+it calls the required tool and no alternative: otherwise an agent calling every offered tool (in one
+batch or one per turn) passed every tool_identity rule.
 param_id / param_enum / confirm: every call to the tool in that batch must match the
 ``compare_args`` (so same-turn shotgun calls with right and wrong values fail). Lists compare as
 sets (of their string forms), scalars exactly. confirm rules require ``get_user_confirmation`` and,
@@ -76,6 +80,13 @@ def _call_matches(
     return None
 
 
+def _alternatives(tool: str) -> set[str]:
+    """The same-goal alternatives of ``tool`` (its family without it)."""
+    from longview.suites.atr.policy import TOOL_FAMILIES
+
+    return {t for fam in TOOL_FAMILIES if tool in fam for t in fam} - {tool}
+
+
 def match_action(
     action: RequiredAction,
     check: CheckType,
@@ -83,8 +94,13 @@ def match_action(
     safe_fields: Callable[[str], set[str]],
 ) -> MatchResult:
     """Apply App. D.2 to the agent's batches of domain tool calls."""
+    alternatives = _alternatives(action.tool) if check is CheckType.TOOL_IDENTITY else set()
     for i, batch in enumerate(batches):
         calls = [c for c in batch if c.name == action.tool]
+        others = sorted({c.name for c in batch if c.name in alternatives})
+        if check is CheckType.TOOL_IDENTITY and others:
+            why = f"also called {', '.join(others)}" if calls else f"called {', '.join(others)} instead"
+            return MatchResult(passed=False, reason=f"{action.tool}: {why}", batch=i)
         if not calls:
             continue
         if check is CheckType.TOOL_IDENTITY:
