@@ -5,7 +5,8 @@ the task's rule script says what the work is.
 session's first call: it plans one call of each tool the task declares (after logging in to their
 apps), fills ids from earlier results and free-text and name arguments from candidates — each
 string the script looks for (read from its source) and one text holding all of them plus the
-hidden intents — and keeps, argument by argument, the candidate under which the script (run
+hidden intents, the addresses and numbers the request states, and a closed choice's allowed
+values — and keeps, argument by argument, the candidate under which the script (run
 confined, as when scoring) meets the most criteria on a rehearsal against fresh offline apps. Then
 it makes those calls for real and reports in one line.
 
@@ -21,6 +22,7 @@ not reach would be shown as a ceiling.
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +38,7 @@ from longview.suites.intents.schema import Session
 
 Plan = list[tuple[str, dict[str, Any]]]  # (tool, arguments; "$token:<app>" / "$last:<key>" resolved when called)
 TEXT_CAP = 40  # candidates per argument (the longest script strings first)
+STATED = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b\d{7,15}\b")  # e-mail addresses, phone numbers
 
 
 def _resolve(value: Any, tokens: dict[str, str], outputs: list[Any]) -> Any:
@@ -106,7 +109,9 @@ def search_plan(session: Session, schemas: list[dict[str, Any]]) -> Plan:
     blob = "\n".join(f"{k}. {x}" for k, x in enumerate(strings + [i.content for i in session.hidden_intents], 1))
     plan: Plan = [(f"{a}__login", {"username": "ceiling@example.org", "password": "x"}) for a in apps
                   if f"{a}__login" in by_name]
-    slots: list[tuple[int, str, bool]] = []  # (step, param, is_list) whose value is searched
+    # values the request itself states (addresses, numbers): what any agent reading it would use
+    stated = list(dict.fromkeys(STATED.findall(session.request)))[:TEXT_CAP]
+    slots: list[tuple[int, str, bool, list[Any]]] = []  # (step, param, is_list, candidates) searched
     for tool in tools:
         props, required = _params(by_name[tool])
         args: dict[str, Any] = {}
@@ -116,19 +121,21 @@ def search_plan(session: Session, schemas: list[dict[str, Any]]) -> Plan:
                 args[p] = f"$token:{tool.split('__')[0]}"
             elif p.endswith("_id") or p.endswith("_ids"):
                 args[p] = f"$last:{p}" if p.endswith("_id") else [f"$last:{p[:-1]}"]
+            elif spec.get("enum"):  # a closed choice: try each allowed value
+                args[p] = spec["enum"][0]
+                slots.append((len(plan), p, False, list(spec["enum"])))
             elif typ == "string":
                 args[p] = blob
-                slots.append((len(plan), p, False))
+                slots.append((len(plan), p, False, [blob, *strings, *stated]))
             elif typ == "array" and spec.get("items", {}).get("type", "string") == "string":
                 args[p] = [blob]
-                slots.append((len(plan), p, True))
+                slots.append((len(plan), p, True, [blob, *strings, *stated]))
             elif p in required:
-                args[p] = {"integer": 1, "number": 1, "boolean": False}.get(str(typ), "")
+                args[p] = {"integer": 1, "number": 1, "boolean": False, "array": []}.get(str(typ), "")
         plan.append((tool, args))
     prefix, allowed = session.tool_prefix, declared_names(session.rule_tools)
     best = _score([plan], session, allowed, prefix, apps)[0]
-    for step, param, is_list in slots:
-        options = [blob, *strings]
+    for step, param, is_list, options in slots:
         candidates = []
         for value in options:
             trial = [(t, dict(a)) for t, a in plan]
