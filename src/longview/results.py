@@ -141,13 +141,30 @@ def to_pandas(runs: list[LoadedRun]) -> Any:
     return pd.DataFrame([r.model_dump() for run in runs for r in run.metric_rows()], columns=COLUMNS)
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as the start of a formula
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell that a spreadsheet shows as text: a string starting like a formula (an agent name,
+    a breakdown level or a run path someone else chose) gets a leading apostrophe (OWASP's advice).
+    A carriage return becomes a newline: the writer quotes cells holding its line terminator (\\n)
+    but not a bare \\r, which readers take as the end of a row, so the rest would start a new one."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        value = value.replace("\r\n", "\n").replace("\r", "\n")
+        return "'" + value if value.startswith(FORMULA_START) else value
+    return value
+
+
 def write_csv(rows: list[MetricRow], target: Path | None) -> str:
-    """CSV of ``rows`` (to ``target``, or returned as text when None)."""
+    """CSV of ``rows`` (to ``target``, or returned as text when None); text cells that would start a
+    spreadsheet formula are neutralised (:func:`csv_cell`)."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
     w.writeheader()
     for r in rows:
-        w.writerow({k: "" if v is None else v for k, v in r.model_dump().items()})
+        w.writerow({k: csv_cell(v) for k, v in r.model_dump().items()})
     return _emit(buf.getvalue(), target)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from longview.harness.terminal.console import err, fail
-from longview.kernel.errors import LongviewError
+from longview.kernel.errors import LongviewError, terminal_safe
 
 
 @click.command()
@@ -33,11 +33,11 @@ def export(runs: tuple[Path, ...], csv_out: Path | None, jsonl_out: Path | None,
         if jsonl_out is not None:
             text = write_jsonl(rows, None if str(jsonl_out) == "-" else jsonl_out)
             if str(jsonl_out) == "-":
-                click.echo(text, nl=False)
+                click.echo(terminal_safe(text), nl=False)
         if csv_out is not None or (jsonl_out is None and parquet_out is None):
             text = write_csv(rows, None if csv_out is None or str(csv_out) == "-" else csv_out)
-            if csv_out is None or str(csv_out) == "-":
-                click.echo(text, nl=False)
+            if csv_out is None or str(csv_out) == "-":  # a hostile name must not drive the terminal
+                click.echo(terminal_safe(text), nl=False)
     except LongviewError as e:
         fail(e)
     written = [str(t) for t in (csv_out, jsonl_out, parquet_out) if t is not None and str(t) != "-"]
