@@ -14,12 +14,14 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from longview.harness import registry
 from longview.harness.plan import load_dataset, suite_options
 from longview.harness.roles import Roles
 from longview.harness.runstore import CELLS, MARKER, RunStore, atomic_write, config_hash, read_run_file, safe_name
 from longview.harness.scorecard import Scorecard
-from longview.kernel.errors import ConfigError
+from longview.kernel.errors import ConfigError, RunFolderError
 from longview.kernel.models import GenParams, aclose_all
 from longview.kernel.models.usage import add_summaries
 
@@ -61,8 +63,12 @@ async def arescore(run: Path, role_models: dict[str, str], *, out: Path | None =
 
     async def one(folder: str, text: str) -> None:
         async with gate:
-            new = await suite.rejudge(text, dataset, options, roles,
-                                      lambda name: read_run_file(run / CELLS / folder / name, run, f"<cell {folder}>"))
+            try:
+                new = await suite.rejudge(text, dataset, options, roles,
+                                          lambda name: read_run_file(run / CELLS / folder / name, run, f"<cell {folder}>"))
+            except ValidationError as e:  # a forged or damaged marker: one message naming it, not pydantic's dump
+                raise RunFolderError.from_error(str(run / CELLS / folder / MARKER), f"<cell {folder}>",
+                                                e.errors()[0]["loc"], e.errors()[0]) from None
         atomic_write(target / CELLS / folder / MARKER, new)
 
     tasks = [asyncio.ensure_future(one(f, t)) for f, t in finished]

@@ -1,0 +1,156 @@
+"""`longview rescore` on a forged run folder: stored judge inputs of the wrong type, a huge one,
+a marker or a cell folder that is a link out of the run, a trace that is a link out. Each is one
+clear error with a non-zero exit, no new folder is left behind, and the judge reads nothing from
+outside the run folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from longview.cli import app
+from longview.harness import run as harness
+from longview.harness.options import RunConfig
+from longview.testing.loopback import LoopbackServer, text_message
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "pibench"
+SECRET = "TOP-SECRET-OUTSIDE-THE-RUN"
+runner = CliRunner()
+
+
+def yes_judge(seen: list[str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def agent(body: dict[str, Any]) -> dict[str, Any]:
+        text = json.dumps(body)
+        seen.append(text)
+        payload = json.loads(body["messages"][-1]["content"])
+        ids = [i["id"] for i in (payload.get("criteria") or payload.get("requirements") or [])
+               if isinstance(i, dict) and "id" in i] if isinstance(payload, dict) else []
+        if isinstance(payload, dict) and "criteria" not in payload and "requirements" not in payload:
+            return text_message(json.dumps({"score": 1, "reason": "ok"}))
+        return text_message(json.dumps({"decisions": [{"id": i, "yes": True, "reason": "ok"} for i in ids]}))
+
+    return agent
+
+
+@pytest.fixture(scope="module")
+def intents_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("forged") / "intents"
+    harness.run(RunConfig(suite="intents", dataset=f"pibench:{FIXTURE}", agents=["ref:literal"], out=out,
+                          no_cache=True, max_concurrency=1))
+    return out
+
+
+@pytest.fixture(scope="module")
+def prefs_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("forged") / "prefs"
+    r = runner.invoke(app, ["run", "prefs", "--agent", "ref:habits", "--personas", "1", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    return out
+
+
+def _copy(run: Path, tmp: Path) -> Path:
+    dst = tmp / "forged"
+    shutil.copytree(run, dst, symlinks=True)
+    return dst
+
+
+def _markers(run: Path) -> list[Path]:
+    return sorted((run / "cells").glob("*/result.json"))
+
+
+def _edit(marker: Path, change: Callable[[dict], None]) -> None:
+    cell = json.loads(marker.read_text())
+    change(cell)
+    marker.write_text(json.dumps(cell))
+
+
+def _rescore(run: Path, out: Path, seen: list[str]) -> Any:
+    with LoopbackServer(agent=yes_judge(seen)).in_thread() as srv:
+        return runner.invoke(app, ["rescore", str(run), "--judge-model", "hosted_vllm/j", "--api-base", srv.url,
+                                   "--out", str(out), "--no-cache"])
+
+
+def _refused(r: Any, out: Path, seen: list[str], *words: str) -> None:
+    assert r.exit_code == 2, r.output
+    assert not out.exists(), "nothing half-written"
+    assert "Traceback" not in r.output
+    for w in words:
+        assert w in r.output, (w, r.output)
+    assert not any(SECRET in s for s in seen)
+
+
+def _sessions_set(key: str, value: Any) -> Callable[[dict], None]:
+    def change(cell: dict) -> None:
+        for s in cell["sessions"]:
+            s[key] = value
+    return change
+
+
+@pytest.mark.parametrize("value", ["a string", [1, 2], {"payload": "x", "proxy": []}, 7],
+                         ids=["string", "list", "payload-string", "number"])
+def test_intents_rubric_input_of_the_wrong_type(intents_run, tmp_path, value):
+    run = _copy(intents_run, tmp_path)
+    _edit(_markers(run)[0], _sessions_set("rubric_input", value))
+    seen: list[str] = []
+    _refused(_rescore(run, tmp_path / "out", seen), tmp_path / "out", seen, "result.json")
+
+
+def test_prefs_brs_input_of_the_wrong_type(prefs_run, tmp_path):
+    run = _copy(prefs_run, tmp_path)
+
+    def change(cell: dict) -> None:
+        for p in cell["probes"]:
+            if p.get("brs_input") is not None:
+                p["brs_input"] = ["not", "an", "object"]
+    _edit(_markers(run)[0], change)
+    seen: list[str] = []
+    _refused(_rescore(run, tmp_path / "out", seen), tmp_path / "out", seen, "result.json")
+
+
+def test_a_marker_that_links_out_of_the_run_is_refused(intents_run, tmp_path):
+    run = _copy(intents_run, tmp_path)
+    outside = tmp_path / "elsewhere.json"
+    marker = _markers(run)[0]
+    outside.write_text(marker.read_text().replace("I have", SECRET))
+    marker.unlink()
+    marker.symlink_to(outside)
+    seen: list[str] = []
+    _refused(_rescore(run, tmp_path / "out", seen), tmp_path / "out", seen)
+
+
+def test_a_cell_folder_that_links_out_of_the_run_is_refused(intents_run, tmp_path):
+    run = _copy(intents_run, tmp_path)
+    cell = _markers(run)[0].parent
+    outside = tmp_path / "elsewhere"
+    shutil.move(str(cell), outside)
+    os.symlink(outside, cell)
+    seen: list[str] = []
+    _refused(_rescore(run, tmp_path / "out", seen), tmp_path / "out", seen)
+
+
+def test_a_marker_over_the_run_file_cap_is_refused_unread(intents_run, tmp_path):
+    """A sparse file (no disk used) one byte over the cap: refused from its size, never read."""
+    from longview.harness.runstore import MAX_RUN_FILE
+
+    run = _copy(intents_run, tmp_path)
+    marker = _markers(run)[0]
+    with marker.open("r+b") as f:
+        f.truncate(MAX_RUN_FILE + 1)
+    seen: list[str] = []
+    _refused(_rescore(run, tmp_path / "out", seen), tmp_path / "out", seen, "result.json")
+    assert not seen
+
+
+def test_the_wrong_type_is_one_message_naming_file_and_field(intents_run, tmp_path):
+    run = _copy(intents_run, tmp_path)
+    _edit(_markers(run)[0], _sessions_set("rubric_input", 7))
+    r = _rescore(run, tmp_path / "out", [])
+    assert r.exit_code == 2 and "rubric_input" in r.output and str(_markers(run)[0]) in r.output.replace("\n", "")
+    assert "validation errors" not in r.output and "pydantic.dev" not in r.output
