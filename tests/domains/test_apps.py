@@ -122,3 +122,18 @@ def test_appworld_file_system_app(tmp_path):
     assert listing == ["/a/", "/a/b/", "/a/b/n.txt", "/c/", "/c/b/", "/m.txt"]
     assert t.call("file_system__show_file", {"access_token": tok, "file_path": "~/m.txt"}).output["content"] == "x"
     assert not (tmp_path / "m.txt").exists()  # the app's file system is not the workspace
+
+
+def test_the_snapshot_judges_read_never_follows_a_link_out_of_the_workspace(tmp_path):
+    """What checks and judges read of the workspace obeys the file tools' rule: a file link leading
+    out of it (which a hostile dataset or a harness sharing the folder could plant) is not read."""
+    ws = tmp_path / "ws"
+    (ws / "sub").mkdir(parents=True)
+    (tmp_path / "secret.txt").write_text("SECRET")
+    (ws / "sub" / "inside.txt").write_text("fine")
+    os.symlink(tmp_path / "secret.txt", ws / "link.txt")
+    os.symlink(ws / "sub" / "inside.txt", ws / "alias.txt")  # a link that stays inside is read
+    os.symlink(tmp_path, ws / "up", target_is_directory=True)
+    snap = snapshot_files(ws)
+    assert "SECRET" not in "".join(snap.values())
+    assert snap == {"alias.txt": "fine", "sub/inside.txt": "fine"}

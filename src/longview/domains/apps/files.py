@@ -174,6 +174,8 @@ def snapshot_files(root: Path, limit: int = 200_000, max_bytes: int = 5_000_000)
     for p in sorted(root.rglob("*")):
         if not p.is_file() or any(part.startswith(".") for part in p.relative_to(root).parts):
             continue
+        if not p.resolve().is_relative_to(root):  # a link out of the workspace: never read, as the file tools
+            continue
         if p.stat().st_size > max_bytes:  # large data files (archives, datasets) are not artifacts to judge
             continue
         data = p.read_bytes()
