@@ -7,11 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from longview.domains.personal import all_tool_names, safe_fields
-from longview.harness.context import CellContext
-from longview.harness.roles import Roles
-from longview.harness.scorecard import Scorecard as CommonScorecard
-from longview.harness.suite import Cell, NoOptions, RoleSpec, Section, SessionOutcome, Suite
-from longview.kernel.agent import Agent
+from longview.suite import Agent, Cell, CellContext, NoOptions, Roles, RoleSpec, Section, SessionOutcome, Suite
+from longview.suite import Scorecard as CommonScorecard
 from longview.suites.atr import report_hooks
 from longview.suites.atr.agents import REFERENCE_AGENTS, make_reference_agent
 from longview.suites.atr.dataset import Dataset, load_dir

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from longview.harness.context import CellContext
-from longview.harness.roles import Roles
-from longview.harness.scorecard import Scorecard
-from longview.harness.suite import Cell, RoleSpec, SessionOutcome, Suite
 from longview.judges.base import LLMJudge
 from longview.kernel.errors import CellAborted, ConfigError
 from longview.kernel.ids import write_models
+from longview.suite import Cell, CellContext, Roles, RoleSpec, Scorecard, SessionOutcome, Suite
 from longview.suites.intents.agents import KINDS, ReferenceAgent
 from longview.suites.intents.ceiling import RuleCeiling, is_ceiling
 from longview.suites.intents.dataset import (
@@ -36,6 +33,9 @@ from longview.suites.intents.report_hooks import PROFILE
 from longview.suites.intents.runner import Components, abort_record, run_episode
 from longview.suites.intents.scorecard import score_cells, scorecard_notes
 from longview.users.base import ModelWording
+
+if TYPE_CHECKING:
+    import typer
 
 # Reference agents that act from the dataset's reference scripts (intent actions, cues): imported
 # π-Bench tasks have none, so on them these agents would only paste text and bound nothing.
@@ -256,7 +256,7 @@ class IntentsSuite(Suite[IntentsDataset, IntentsOptions, CellRecord]):
             out["user"] = (user, u_tok)
         return out
 
-    def commands(self):
+    def commands(self) -> typer.Typer:
         from longview.suites.intents.commands import app
 
         return app

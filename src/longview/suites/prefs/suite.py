@@ -8,17 +8,28 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from longview.harness.roles import Roles
-from longview.harness.scorecard import DatasetInfo, MetricInfo, Scorecard, build_row, row_order
-from longview.harness.suite import Cell, ProfileSpec, RoleSpec, Section, SessionOutcome, Suite
-from longview.kernel.agent import Agent
 from longview.kernel.errors import ConfigError
+from longview.suite import (
+    Agent,
+    Cell,
+    DatasetInfo,
+    MetricInfo,
+    ProfileSpec,
+    Roles,
+    RoleSpec,
+    Scorecard,
+    Section,
+    SessionOutcome,
+    Suite,
+    build_row,
+    row_order,
+)
 
 if TYPE_CHECKING:
     import typer
     from rich.table import Table
 
-    from longview.harness.context import CellContext
+    from longview.suite import CellContext
     from longview.suites.prefs.dataset import PrefsDataset
     from longview.suites.prefs.runner import PrefsCellResult
 

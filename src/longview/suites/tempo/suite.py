@@ -11,17 +11,25 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from longview.harness.context import CellContext, gather_sessions
-from longview.harness.roles import Roles
-from longview.harness.scorecard import DatasetInfo as ScoreDatasetInfo
-from longview.harness.scorecard import MetricInfo, Scorecard, build_row, row_order
-from longview.harness.suite import Cell, RoleSpec, Suite
-from longview.kernel.agent import Agent
 from longview.kernel.clock import SimClock
 from longview.kernel.errors import CellAborted
 from longview.kernel.ids import write_models
 from longview.kernel.models.secrets import redact
 from longview.kernel.stats import macro_mean
+from longview.suite import (
+    Agent,
+    Cell,
+    CellContext,
+    MetricInfo,
+    Roles,
+    RoleSpec,
+    Scorecard,
+    Suite,
+    build_row,
+    gather_sessions,
+    row_order,
+)
+from longview.suite import DatasetInfo as ScoreDatasetInfo
 from longview.suites.tempo import dataset as ds
 from longview.suites.tempo.agents import ReferenceAgent
 from longview.suites.tempo.agreement import judge_agreement
@@ -204,7 +212,7 @@ class TempoSuite(Suite[ds.TempoDataset, TempoOptions, TempoCellResult]):
             return ReferenceAgent(ctx.cell.agent.removeprefix("ref:"), scenario, persona)
         agent = copy.copy(ctx.agent)  # repeats run at once: each its own agent object
         if hasattr(agent, "trial"):  # an LLM agent: sample each repeat afresh (distinct response-cache key)
-            agent.trial = ctx.cell.trial * 100 + r  # type: ignore[attr-defined]
+            agent.trial = ctx.cell.trial * 100 + r
         return agent
 
     def score(self, results: list[str], dataset: ds.TempoDataset, options: TempoOptions, seed: int) -> Scorecard:
@@ -220,7 +228,7 @@ class TempoSuite(Suite[ds.TempoDataset, TempoOptions, TempoCellResult]):
         for (agent, variant), cs in groups.items():
             scored: dict[str, list[Mapping[str, float | None]]] = {}
             aborted: dict[str, str] = {}
-            extra: dict[str, dict[str, list]] = {}
+            extra: dict[str, dict[str, list[Any]]] = {}
             for c in cs:
                 if c.status != "complete":
                     aborted[f"{c.unit}#{c.trial}" if c.trial else c.unit] = c.abort_reason or "aborted"
@@ -305,7 +313,7 @@ def _failures(cells: list[TempoCellResult]) -> dict[str, int]:
     return out
 
 
-def _extras(cells: list[TempoCellResult], extra: dict[str, dict[str, list]]) -> dict[str, Any]:
+def _extras(cells: list[TempoCellResult], extra: dict[str, dict[str, list[Any]]]) -> dict[str, Any]:
     def avg(key: str) -> float | None:
         return macro_mean({u: (sum(v[key]) / len(v[key]) if v[key] else None) for u, v in extra.items()})
 
@@ -332,7 +340,7 @@ def _extras(cells: list[TempoCellResult], extra: dict[str, dict[str, list]]) -> 
     }
 
 
-def _mean_of_points(extra: dict[str, dict[str, list]], key: str) -> float | None:
+def _mean_of_points(extra: dict[str, dict[str, list[Any]]], key: str) -> float | None:
     return macro_mean({u: (sum(p[key] for p in v["trajectory"] if key in p) / n if (n := sum(key in p for p in v["trajectory"]))
                            else None) for u, v in extra.items()})
 
