@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
@@ -134,7 +135,9 @@ def test_a_registered_agent_is_listed_and_runs_by_name(tmp_path, monkeypatch):
 
     from longview.agents.external import specs
 
-    ep = EntryPoint(name="mirror", value="ext_agents:atr_asker", group=specs.GROUP)
+    # As installed by a package: the entry point knows its distribution (name and version).
+    ep = EntryPoint(name="mirror", value="ext_agents:atr_asker", group=specs.GROUP)._for(
+        SimpleNamespace(name="mirror-agents", version="2.1.0"))
     monkeypatch.setattr(specs, "registered", lambda: {"mirror": ep})
     listed = CliRunner().invoke(app, ["list"])
     assert listed.exit_code == 0 and "mirror" in listed.output and "longview.agents" in listed.output
@@ -144,3 +147,6 @@ def test_a_registered_agent_is_listed_and_runs_by_name(tmp_path, monkeypatch):
     assert _metrics(json.loads((tmp_path / "r.json").read_text()), "mirror", "atr")["rule_ask"] > 0
     manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
     assert manifest["config"]["external_agents"]["mirror"]["value"] == "ext_agents:atr_asker"
+    assert manifest["config"]["external_agents"]["mirror"]["distribution"] == "mirror-agents 2.1.0"
+    (row,) = json.loads((tmp_path / "r.json").read_text())["rows"]
+    assert row["harness"] == {"kind": "entry_point", "name": "mirror-agents", "version": "2.1.0"}
