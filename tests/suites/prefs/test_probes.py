@@ -43,3 +43,5 @@ def test_asking_about_everything_gains_nothing(tmp_path):
     assert ask.metrics["psa"] <= habits.metrics["psa"]
     assert ask.metrics["cs"] <= habits.metrics["cs"] and ask.metrics["pet"] <= habits.metrics["pet"]
     assert ask.extra["leakage"]["leaks"] == 0
+    for k in ("carry_over", "brs", "prs"):  # the other headlines too (2026-12-02: 0/0, 2.57/2.71, 3.18/3.29)
+        assert ask.metrics[k] <= habits.metrics[k], k

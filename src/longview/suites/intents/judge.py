@@ -115,6 +115,23 @@ def embedded_targeted(intent: HiddenIntent, reply: str) -> bool:
     return overlap(covered, want) >= QUESTION_MIN
 
 
+def reply_focused(intents: list[HiddenIntent], reply: str) -> bool:
+    """Whether the reply's questions, taken together, are mostly about the session's intents (at
+    least QUESTION_FOCUS of their content words are some intent's question words). A reply asking
+    about everything it read, one short question per word, is not: without this its hundreds of
+    one-word questions each looked focused and together covered intents by brute force (a probe
+    knowing no intent elicited 0.52 of them on the built-in data, PROC 0.55)."""
+    asked: set[str] = set()
+    for q in question_sentences(reply):
+        asked |= content_words(q)
+    if not asked:
+        return False
+    want: set[str] = set()
+    for i in intents:
+        want |= content_words(i.question or i.content)
+    return len(asked & want) / len(asked) >= QUESTION_FOCUS
+
+
 @dataclass
 class Verdicts:
     """One judge stage's answer for a set of items."""
@@ -234,7 +251,8 @@ class IntentJudges:
         return v
 
     async def targeted(self, intents: list[HiddenIntent], reply: str) -> Verdicts:
-        embedded: Labels = {i.id: embedded_targeted(i, reply) for i in intents}
+        focused = reply_focused(intents, reply)
+        embedded: Labels = {i.id: focused and embedded_targeted(i, reply) for i in intents}
         if self.targeted_model is None:
             return Verdicts(labels=embedded)
         payload = {"requirements": [{"id": i.id, "content": i.content} for i in intents], "reply": reply}
