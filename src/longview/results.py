@@ -37,6 +37,8 @@ class MetricRow(BaseModel):
     agent: str = Field(description="Agent: ref:..., a model (provider/model) or your own agent's name.")
     model: str | None = Field(description="The model under test behind the row (the scorecard row's `model`): the "
                               "agent when it is a model, the model a harness was paired with; None for a reference agent.")
+    harness: str | None = Field(default=None, description="An external agent's row: the harness as it reported itself, "
+                                "'name version (kind)' (the scorecard row's `harness`); None for reference agents and models.")
     variant: str = Field(description="Variant or condition.")
     metric: str = Field(description="Metric name, as in the scorecard JSON and the report.")
     breakdown: str = Field(description="'' for the overall value, else 'dimension=level'.")
@@ -74,8 +76,8 @@ class LoadedRun(BaseModel):
         base: dict[str, Any] = dict(run=str(self.path), suite=sc.suite, dataset=sc.dataset.name, seed=man.config.get("seed"),
                     config_hash=man.config_hash, package_version=man.package_version)
         for row in sc.rows:
-            common: dict[str, Any] = dict(base, agent=row.agent, model=row.model, variant=row.variant, n_aborted=row.n_aborted,
-                          n_missing=row.n_missing)
+            common: dict[str, Any] = dict(base, agent=row.agent, model=row.model, harness=_harness(row.harness),
+                                          variant=row.variant, n_aborted=row.n_aborted, n_missing=row.n_missing)
             for metric, value in row.metrics.items():
                 info = sc.metrics.get(metric)
                 ci = row.ci95.get(metric)
@@ -97,6 +99,13 @@ class LoadedRun(BaseModel):
     def to_pandas(self) -> Any:
         """:meth:`metric_rows` as a pandas DataFrame (``pip install pandas``)."""
         return to_pandas([self])
+
+
+def _harness(h: dict[str, str] | None) -> str | None:
+    if not h:
+        return None
+    ident = " ".join(x for x in (h.get("name"), h.get("version")) if x) or "unnamed"
+    return f"{ident} ({h['kind']})" if h.get("kind") else ident
 
 
 def _num(value: Any) -> float | None:

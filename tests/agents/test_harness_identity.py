@@ -46,6 +46,8 @@ def test_a_hello_is_recorded_and_a_resume_under_another_version_is_refused(tmp_p
     assert manifest["harnesses"] == {agent: {"name": "my-agent", "version": "1.0"}}
     (row,) = json.loads((tmp_path / "r.json").read_text())["rows"]
     assert row["harness"] == {"kind": "command", "name": "my-agent", "version": "1.0"}
+    from longview.results import load_run
+    assert {r.harness for r in load_run(out).metric_rows()} == {"my-agent 1.0 (command)"}  # export's column
     # One cell lost its marker (an interrupted run); the harness was upgraded meanwhile.
     markers = sorted((out / "cells").glob("*/result.json"))
     assert len(markers) == 2
