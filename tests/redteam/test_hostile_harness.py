@@ -96,3 +96,17 @@ def test_the_report_holds_the_name_as_text_only(run, tmp_path):
     page = html.read_text()
     assert "<script>window.__lv_ran" not in page and "<img src=x onerror" not in page
     assert "\x1b" not in page and "\x07" not in page
+
+
+def test_what_an_mcp_client_says_it_is_is_escaped_and_cut():
+    """The mcp: path (clientInfo, not schema-checked: the MCP SDK accepts any string) goes through the
+    same intake as a cmd: hello: control characters escaped, markup kept as text, at most 200 characters."""
+    from longview.agents.external.reported import MAX_FIELD, Reports
+
+    r = Reports()
+    r.introduce(NAME + "B" * 20000, VERSION, "the mcp harness")
+    assert r.reported is not None
+    for v in r.reported.values():
+        _clean(v)
+        assert "\n" not in v and len(v) <= MAX_FIELD
+    assert r.reported["name"].startswith("\\x1b[2J")

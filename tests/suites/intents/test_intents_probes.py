@@ -199,13 +199,14 @@ def test_spamming_every_tool_earns_nothing(data, request):
     row = request.getfixturevalue(data)["spammer"]
     assert row.metrics["proc"] <= 0.10 and row.metrics["completed"] == 0.0
     worker = request.getfixturevalue(data)["worker"]
-    assert row.metrics["comp"] < worker.metrics["comp"]
+    assert row.metrics["comp"] < worker.metrics["comp"] and row.metrics["comp"] <= 0.10
 
 
 @pytest.mark.parametrize("data", ["builtin_rows", "imported_rows"])
 def test_asking_is_elicited_not_completed(data, request):
     row = request.getfixturevalue(data)["asker"]
     assert row.metrics["completed"] == 0.0 and row.metrics["elicited"] >= 0.9
+    assert row.metrics["comp"] <= 0.10  # asking does none of the checklist's work
     assert row.metrics["proc"] >= 0.9  # targeted questions are proactive (π-Bench counts them in PROC)
 
 
