@@ -47,6 +47,15 @@ def test_headline_sits_between_the_reference_floor_and_ceiling():
     assert line["reading"].endswith("Also: speed 0.70.")
 
 
+def test_headline_names_the_variant_it_read():
+    """A model that did not run the profile's variant is read on the one it ran, and named so."""
+    card = {"suite": "madeup", "metrics": {"helpfulness": {"description": "d", "kind": "judged"}},
+            "rows": [{"agent": "ref:floor", "variant": "plain", "metrics": {"helpfulness": 0.2}},
+                     {"agent": "m/x", "variant": "other", "metrics": {"helpfulness": 0.4}}]}
+    line = headline(fake_run(card), FakeSuite(), ProfileSpec(), "m/x")
+    assert line["metric"] == "helpfulness · other" and line["value"] == 0.4
+
+
 def test_lower_is_better_flips_floor_and_ceiling_and_aborts_are_said():
     card = {"suite": "madeup", "metrics": {"latency": {"description": "d", "kind": "deterministic",
                                                        "higher_is_better": False}},

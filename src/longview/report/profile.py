@@ -83,6 +83,8 @@ def headline(run: RunData | None, suite: AnySuite, spec: ProfileSpec, model: str
     rows = sc.get("rows", [])
     mine = [r for r in rows if r["agent"] == model]
     row = next((r for r in mine if r["variant"] == variant), mine[0] if mine else None)
+    if row is not None and row["variant"] != variant:  # the model ran another variant: name the one read
+        line["metric"] = f"{metric} · {row['variant']}"
     hib = (sc.get("metrics") or {}).get(metric, {}).get("higher_is_better", True)
     refs = [{"value": _num(r["metrics"].get(metric)), "agent": f"{r['agent']} · {r['variant']}", "ref": True}
             for r in rows if r["agent"] in suite.reference_agents or r["agent"].startswith("ref:")]
