@@ -7,7 +7,7 @@ import pytest
 
 from longview.kernel.errors import DataError
 from longview.suites.tempo.dataset import builtin_dir, load
-from longview.suites.tempo.generate import generate
+from longview.suites.tempo.generator.generate import generate
 from longview.suites.tempo.qc import check
 from longview.suites.tempo.schema import Scenario
 
@@ -62,7 +62,7 @@ def test_format_rejects_dangling_references(builtin):
 
 
 def test_stated_policy_names_each_class_under_its_stated_depth(builtin):
-    from longview.suites.tempo.build import _SAY, CLASSES
+    from longview.suites.tempo.generator.build import _SAY, CLASSES
 
     for sc in builtin.scenarios:
         for p in sc.personas:

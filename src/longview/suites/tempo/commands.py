@@ -24,7 +24,7 @@ def generate(
     from longview.harness.terminal.console import fail
     from longview.kernel.errors import LongviewError
     from longview.kernel.ids import write_models
-    from longview.suites.tempo.generate import generate as gen
+    from longview.suites.tempo.generator.generate import generate as gen
     from longview.suites.tempo.qc import check
 
     try:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from longview.suites.tempo.build import Fill
-from longview.suites.tempo.fills import everyday, work
-from longview.suites.tempo.fills.structure import STRUCTURE
+from longview.suites.tempo.generator.build import Fill
+from longview.suites.tempo.generator.fills import everyday, work
+from longview.suites.tempo.generator.fills.structure import STRUCTURE
 
 
 def all_fills() -> list[Fill]:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from longview.suites.tempo.build import build
-from longview.suites.tempo.fills import all_fills
+from longview.suites.tempo.generator.build import build
+from longview.suites.tempo.generator.fills import all_fills
 from longview.suites.tempo.schema import Scenario
 
 
