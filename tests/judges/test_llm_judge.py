@@ -58,3 +58,12 @@ def test_ask_with_retries_the_suites_value_errors_and_passes_other_errors_throug
     calls = judge("j_fatal", ["x", "y"])
     with pytest.raises(CellAborted, match="not even an object"):
         asyncio.run(calls.ask_with({}, fatal))
+
+
+def test_an_input_over_the_cap_is_never_sent(judge):
+    from longview.judges.base import MAX_INPUT_CHARS
+
+    j = judge("j_big", ['{"yes": true}'])
+    with pytest.raises(CellAborted, match="judge judge llm:mock/j_big: an input of .* characters, over the .*not sent"):
+        asyncio.run(j.ask({"q": "x" * MAX_INPUT_CHARS}))
+    assert asyncio.run(j.ask({"q": "x"})) == Yes(yes=True)  # the scripted answer was not used up by the refused one

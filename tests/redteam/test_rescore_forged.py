@@ -102,6 +102,23 @@ def test_intents_rubric_input_of_the_wrong_type(intents_run, tmp_path, value):
     _refused(_rescore(run, tmp_path / "out", seen), tmp_path / "out", seen, "result.json")
 
 
+def test_a_stored_judge_input_too_big_for_any_judge_is_never_sent(intents_run, tmp_path):
+    from longview.judges.base import MAX_INPUT_CHARS
+
+    run = _copy(intents_run, tmp_path)
+
+    def change(cell: dict) -> None:
+        for s in cell["sessions"]:
+            if s.get("rubric_input"):
+                s["rubric_input"]["payload"]["padding"] = "x" * MAX_INPUT_CHARS
+    _edit(_markers(run)[0], change)
+    seen: list[str] = []
+    r = _rescore(run, tmp_path / "out", seen)
+    assert r.exit_code != 0 and not (tmp_path / "out").exists(), r.output
+    assert "not sent" in r.output and "Traceback" not in r.output
+    assert not any("x" * 1000 in s for s in seen)
+
+
 def test_prefs_brs_input_of_the_wrong_type(prefs_run, tmp_path):
     run = _copy(prefs_run, tmp_path)
 
@@ -154,3 +171,14 @@ def test_the_wrong_type_is_one_message_naming_file_and_field(intents_run, tmp_pa
     r = _rescore(run, tmp_path / "out", [])
     assert r.exit_code == 2 and "rubric_input" in r.output and str(_markers(run)[0]) in r.output.replace("\n", "")
     assert "validation errors" not in r.output and "pydantic.dev" not in r.output
+
+
+def test_a_judge_that_fails_for_good_stops_the_rescore_with_the_reason(prefs_run, tmp_path):
+    """prefs' BRS judge aborts after a malformed verdict twice (intents' rubric counts one NO instead)."""
+    out = tmp_path / "out"
+    with LoopbackServer(agent=lambda body: text_message("not a verdict")).in_thread() as srv:
+        r = runner.invoke(app, ["rescore", str(prefs_run), "--judge-model", "hosted_vllm/j", "--api-base", srv.url,
+                                "--out", str(out), "--no-cache"])
+    assert r.exit_code == 1 and not out.exists(), r.output
+    assert "malformed verdict twice" in r.output and "nothing was written" in r.output
+    assert "Traceback" not in r.output

@@ -21,11 +21,18 @@ from longview.harness.plan import load_dataset, suite_options
 from longview.harness.roles import Roles
 from longview.harness.runstore import CELLS, MARKER, RunStore, atomic_write, config_hash, read_run_file, safe_name
 from longview.harness.scorecard import Scorecard
-from longview.kernel.errors import ConfigError, RunFolderError
+from longview.kernel.errors import CellAborted, ConfigError, LongviewError, RunFolderError
 from longview.kernel.models import GenParams, aclose_all
 from longview.kernel.models.usage import add_summaries
 
 SKIPPED = ("scorecard.json", "*.html", ".longview-files")  # what the new folder makes for itself
+
+
+class RescoreFailed(LongviewError):
+    """A judge failed for good on one cell (after its retries, or refused to send its input): the
+    rescore stops with the reason, exit 1, and leaves no folder."""
+
+    exit_code = 1
 
 
 def default_out(run: Path, role_models: dict[str, str]) -> Path:
@@ -69,6 +76,8 @@ async def arescore(run: Path, role_models: dict[str, str], *, out: Path | None =
             except ValidationError as e:  # a forged or damaged marker: one message naming it, not pydantic's dump
                 raise RunFolderError.from_error(str(run / CELLS / folder / MARKER), f"<cell {folder}>",
                                                 e.errors()[0]["loc"], e.errors()[0]) from None
+            except CellAborted as e:  # a judge that failed for good: a run would abort the cell; a rescore stops
+                raise RescoreFailed(f"cell {folder}: {e.reason}; nothing was written, rescore again") from None
         atomic_write(target / CELLS / folder / MARKER, new)
 
     tasks = [asyncio.ensure_future(one(f, t)) for f, t in finished]

@@ -19,6 +19,10 @@ from longview.kernel.agent import Message
 from longview.kernel.errors import CellAborted
 from longview.kernel.models.client import GenParams, ModelClient
 
+# No judge input longview writes comes near this (the largest, tempo's trust history, is a few hundred
+# kB); a bigger one is a forged or damaged run folder on its way to a paid model, never sent.
+MAX_INPUT_CHARS = 2_000_000
+
 V = TypeVar("V", bound=BaseModel)
 R = TypeVar("R")
 Item = TypeVar("Item", contravariant=True)
@@ -71,7 +75,11 @@ class LLMJudge(Generic[V]):
 
     async def raw(self, payload: dict[str, Any], trial: int = 0) -> str | None:
         """One call with ``payload`` as JSON in a single user message; the answer's text."""
-        messages = [Message(role="user", content=json.dumps(payload, ensure_ascii=False))]
+        content = json.dumps(payload, ensure_ascii=False)
+        if len(content) > MAX_INPUT_CHARS:
+            raise CellAborted(f"{self.role} judge {self.name}: an input of {len(content):,} characters, over the "
+                              f"{MAX_INPUT_CHARS:,} no judge input of longview's reaches; not sent")
+        messages = [Message(role="user", content=content)]
         turn = await self.client.complete(self.system, messages, [], self.params, trial)
         return turn.text
 
