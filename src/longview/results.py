@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from longview.harness.runstore import Manifest
-from longview.harness.scorecard import Scorecard, fill_models_json, upgrade_json
+from longview.harness.scorecard import Scorecard, fill_models_json, harness_label, upgrade_json
 from longview.kernel.errors import DataError, LongviewError
 from longview.kernel.ids import read_json
 
@@ -76,7 +76,7 @@ class LoadedRun(BaseModel):
         base: dict[str, Any] = dict(run=str(self.path), suite=sc.suite, dataset=sc.dataset.name, seed=man.config.get("seed"),
                     config_hash=man.config_hash, package_version=man.package_version)
         for row in sc.rows:
-            common: dict[str, Any] = dict(base, agent=row.agent, model=row.model, harness=_harness(row.harness),
+            common: dict[str, Any] = dict(base, agent=row.agent, model=row.model, harness=harness_label(row.harness),
                                           variant=row.variant, n_aborted=row.n_aborted, n_missing=row.n_missing)
             for metric, value in row.metrics.items():
                 info = sc.metrics.get(metric)
@@ -99,13 +99,6 @@ class LoadedRun(BaseModel):
     def to_pandas(self) -> Any:
         """:meth:`metric_rows` as a pandas DataFrame (``pip install pandas``)."""
         return to_pandas([self])
-
-
-def _harness(h: dict[str, str] | None) -> str | None:
-    if not h:
-        return None
-    ident = " ".join(x for x in (h.get("name"), h.get("version")) if x) or "unnamed"
-    return f"{ident} ({h['kind']})" if h.get("kind") else ident
 
 
 def _num(value: Any) -> float | None:

@@ -95,3 +95,19 @@ def test_a_model_column_is_shown_only_where_it_says_more_than_the_agent_name(run
     c.diffs = [d.model_copy(update={"a": "cmd:h @ mock/echo · default", "b": "cmd:h @ mock/echo · default"})
                for d in c.diffs if d.model_a]
     assert "model (A → B)" in text(comparison_table(c))
+
+
+def test_a_harness_row_names_the_harness_under_its_agent_as_text(run_dir: Path):
+    from rich.console import Console
+
+    from longview.harness.scorecard import Scorecard
+
+    sc = longview.load_run(run_dir).scorecard
+    hostile = {"kind": "command", "name": "[link=http://x]evil[/link]\x1b[2J", "version": "1.0"}
+    card = Scorecard.model_validate({**sc.to_json_dict(), "rows": [
+        {**r, "harness": hostile} if r["model"] else r for r in sc.to_json_dict()["rows"]]})
+    console = Console(file=io.StringIO(), width=300, color_system=None)
+    console.print(rows_table(card))
+    shown = console.file.getvalue()
+    assert "[link=http://x]evil[/link]\\x1b[2J 1.0 (command)" in shown  # the markup as text, the escape escaped
+    assert "\x1b" not in shown

@@ -167,6 +167,14 @@ def row_model(agent: str, config: Mapping[str, Any]) -> str | None:
     return agent if isinstance(agents, list) and agent in agents else None
 
 
+def harness_label(h: Mapping[str, str] | None) -> str | None:
+    """A row's ``harness`` as one line, 'name version (kind)'; None for rows without one."""
+    if not h:
+        return None
+    ident = " ".join(x for x in (h.get("name"), h.get("version")) if x) or "unnamed"
+    return f"{ident} ({h['kind']})" if h.get("kind") else ident
+
+
 def with_models(sc: Scorecard, config: Mapping[str, Any]) -> Scorecard:
     """``sc`` with every row's ``model`` filled from the run's config."""
     return sc.model_copy(update={"rows": [r.model_copy(update={"model": row_model(r.agent, config)}) for r in sc.rows]})

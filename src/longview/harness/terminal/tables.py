@@ -5,6 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
+
+from longview.harness.scorecard import harness_label
+from longview.kernel.errors import printable
 
 NA = "–"
 
@@ -34,7 +38,10 @@ def rows_table(sc: Any) -> Table:
     for r in rows:
         n = str(r["n"]) + (f" (+{r['n_aborted']} aborted)" if r.get("n_aborted") else "")
         model = [r.get("model") or NA] if models else []
-        t.add_row(r["agent"], *model, r["variant"], n, *[fmt_ci(r["metrics"].get(k), (r.get("ci95") or {}).get(k))
+        agent: str | Text = r["agent"]
+        if label := harness_label(r.get("harness")):  # what the process said it is: text, never markup
+            agent = Text(r["agent"] + "\n") + Text(printable(label, 200), style="dim")
+        t.add_row(agent, *model, r["variant"], n, *[fmt_ci(r["metrics"].get(k), (r.get("ci95") or {}).get(k))
                                                          + fmt_coverage((r.get("coverage") or {}).get(k)) for k in names])
     return t
 
