@@ -111,12 +111,14 @@ class RagMemory:
 
     def _dense(self, query: str) -> list[str]:
         assert self._embedder is not None  # only called with an embedding
+        import numpy as np  # bm25s's dependency: one matrix product per query, not a Python loop per document
+
         if len(self._vecs) < len(self.docs):
             self._vecs += [_unit(v) for v in self._embedder.embed_documents(self.docs[len(self._vecs):])]
-        q = _unit(self._embedder.embed_query(query))
-        scores = [sum(a * b for a, b in zip(q, v, strict=False)) for v in self._vecs]
-        order = sorted(range(len(self.docs)), key=lambda i: (-scores[i], i))[: self.top_k]
-        return within_budget([self.docs[i] for i in order], self.budget)
+        q = np.asarray(_unit(self._embedder.embed_query(query)), dtype=np.float64)
+        scores = np.asarray(self._vecs, dtype=np.float64) @ q
+        order = np.lexsort((np.arange(len(scores)), -scores))[: self.top_k]  # best first, ties by document order
+        return within_budget([self.docs[i] for i in order.tolist()], self.budget)
 
     def _ensure(self):
         if self._index is None or self._indexed != len(self.docs):
