@@ -6,21 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from click.testing import CliRunner
 
 from longview.cli import app
 from longview.testing.loopback import LoopbackServer, text_message
 
 runner = CliRunner()
-
-
-@pytest.fixture(scope="module")
-def prefs_run(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("rescore") / "run"
-    r = runner.invoke(app, ["run", "prefs", "--agent", "ref:habits", "--personas", "1", "--out", str(out)])
-    assert r.exit_code == 0, r.output
-    return out
 
 
 def test_rescore_calls_only_the_judge_and_writes_a_new_scorecard(prefs_run: Path, tmp_path: Path):

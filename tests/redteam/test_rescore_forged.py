@@ -47,14 +47,6 @@ def intents_run(tmp_path_factory) -> Path:
     return out
 
 
-@pytest.fixture(scope="module")
-def prefs_run(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("forged") / "prefs"
-    r = runner.invoke(app, ["run", "prefs", "--agent", "ref:habits", "--personas", "1", "--out", str(out)])
-    assert r.exit_code == 0, r.output
-    return out
-
-
 def _copy(run: Path, tmp: Path) -> Path:
     dst = tmp / "forged"
     shutil.copytree(run, dst, symlinks=True)
