@@ -212,3 +212,21 @@ def test_a_non_finite_or_absurd_checklist_weight_is_refused_at_load(sample: Path
     with pytest.raises(DataError, match=expected) as e:
         load_folder_dataset(sample, str(sample))
     assert e.value.file == str(f)
+
+
+def test_every_session_of_a_persona_offers_the_same_tools():
+    """As π-Bench's release (one tool server per user for the whole run): a persona's every session
+    gets the apps it has accounts in or any session uses — each built-in persona all eight, file
+    tools first — never only the session's own app."""
+    from longview.domains.apps import AppsToolkit
+    from longview.suites.intents.runner import persona_tools
+
+    ds = load_json_dataset(BUILTIN, "builtin")
+    for ep in ds.episodes.values():
+        apps, allow = persona_tools(ep, None)
+        assert allow is None and apps == sorted(ep.persona.accounts) and len(apps) == 8
+        assert {a for s in ep.sessions for a in s.apps} <= set(apps)
+        names = AppsToolkit.selection(apps, allow)
+        assert names is not None and len(names) == 86
+        assert set(names[:5]) == {"list_dir", "read_file", "write_file", "edit_file", "delete_file"}
+    assert persona_tools(ep, ["simple_note__login"]) == (None, ["simple_note__login"])  # tools.yaml: all of it

@@ -188,9 +188,11 @@ def test_a_duplicate_task_id_names_the_episode_file(tmp_path):
     assert e.value.file == str(ep) and e.value.field == "tasks.4.task_id" and "listed twice" in e.value.expected
 
 
-def test_a_model_request_carries_only_the_sessions_tools(tmp_path):
-    """Each request offers the task's apps' tools of the persona's allow-list plus the file tools
-    — schemas and specs alike — never all of longview's apps."""
+def test_every_request_offers_the_personas_allow_list_and_nothing_else(tmp_path):
+    """Every request of a persona offers the same tools — its tools.yaml allow-list plus the file
+    tools, schemas and specs alike — as the release serves one MCP server per user with the whole
+    tools.yaml (scripts/entrypoint.sh): a session without apps offers them too, and a tool off the
+    allow-list (amazon) is never offered."""
     seen: list[list[str]] = []
 
     def script(system, messages, tools):
@@ -211,7 +213,5 @@ def test_a_model_request_carries_only_the_sessions_tools(tmp_path):
     files = ["delete_file", "edit_file", "list_dir", "read_file", "write_file"]
     note = sorted(files + ["simple_note__create_note", "simple_note__login", "simple_note__search_notes",
                            "simple_note__show_note", "simple_note__update_note"])
-    assert note in seen and files in seen
-    assert all(set(s) <= set(note) for s in seen)  # never another app's tool, never one off the allow-list
-    assert max(len(s) for s in seen) == 10
+    assert len(seen) > 3 and all(s == note for s in seen)  # files-only sessions too; never amazon
     assert json.loads(res[0])["status"] == "complete"

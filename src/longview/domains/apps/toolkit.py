@@ -34,7 +34,7 @@ class AppsToolkit(NotesApp, TodoApp, TodoSubTaskApis, MailApp, MailThreadApis, P
 
     ``apps`` keeps the file tools and the named apps' tools; ``allow`` (a persona's allow-list of
     app APIs) keeps, of those, only the named ones. The selection governs the specs *and* the
-    schemas a model request carries, so a session offers exactly its tools."""
+    schemas a model request carries, so a request offers exactly the selection."""
 
     def __init__(self, state: AppsState, root: Path, only: list[str] | None = None,
                  apps: list[str] | None = None, allow: list[str] | None = None) -> None:

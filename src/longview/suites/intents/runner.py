@@ -93,6 +93,19 @@ def system_prompt(ep: Episode, memory: str) -> str:
                          memory=memory.strip() or "(nothing yet)")
 
 
+def persona_tools(ep: Episode, allow: list[str] | None) -> tuple[list[str] | None, list[str] | None]:
+    """``(apps, allow)`` of the toolkit every session of this persona gets: the same tools in each.
+
+    π-Bench's release serves one AppWorld MCP server per user for the whole run, started with that
+    user's ``tools.yaml`` (scripts/entrypoint.sh), and its agent connects once: every task of a user
+    offers the user's whole tool list, not the task's apps. An imported persona with a ``tools.yaml``
+    gets all of it; a persona without one (built-in and folder datasets) gets every app it has an
+    account in or any of its sessions uses. The file tools come first either way (AppsToolkit)."""
+    if allow is not None:
+        return None, allow
+    return sorted(set(ep.persona.accounts) | {a for s in ep.sessions for a in s.apps}), None
+
+
 def init_state(ep: Episode, open_login: bool) -> AppsState:
     state = AppsState(open_login=open_login, now=START.isoformat())
     for app, acc in ep.persona.accounts.items():
@@ -158,11 +171,12 @@ async def run_episode(ctx: CellContext, ds: IntentsDataset, comps: Components, *
     record = CellRecord(agent=ctx.cell.agent, variant=ctx.cell.variant, unit=unit, trial=ctx.cell.trial,
                         judge=comps.judges.name, rubric=comps.rubric.name)
     rule_only = is_ceiling(ctx.cell.agent, ds)  # the rule-guided ceiling is scored on rule criteria only
+    apps, allow = persona_tools(ep, ds.allowed_tools.get(unit))
     for session in (ep.sessions[:limit] if limit else ep.sessions):
         stage_assets(session, workspace, ds.asset_dirs.get((unit, session.id)), ds.skills_dirs.get(unit))
         state.now = clock.now().isoformat(timespec="seconds")
         mem = NoMemory() if no_history else memory
-        tools = RecordingToolkit(AppsToolkit(state, workspace, apps=session.apps, allow=ds.allowed_tools.get(unit)))
+        tools = RecordingToolkit(AppsToolkit(state, workspace, apps=apps, allow=allow))
         user = TwoStageUser(session, profile=ep.persona.profile, judges=comps.judges, tools=tools, state=state,
                             workspace=workspace, wording=comps.wording, rule=rule_evidence(session, comps, workspace),
                             rule_only=rule_only)

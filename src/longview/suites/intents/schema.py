@@ -138,7 +138,8 @@ class Session(Strict):
     request: str = Field(description="The initial, underspecified user request.")
     depends_on: list[str] = Field(default_factory=list, description="Earlier sessions this one builds on "
                                   "(its direct prerequisites; they have no checklist).")
-    apps: list[str] = Field(default_factory=list, description="Apps whose tools the agent gets (file tools always).")
+    apps: list[str] = Field(default_factory=list, description="Apps the session's work uses (its breakdown "
+                            "category); the agent gets every app of the persona in every session.")
     assets: dict[str, str] = Field(default_factory=dict, description="Files copied into the workspace at session "
                                    "start: workspace-relative path -> text.")
     hidden_intents: list[HiddenIntent] = Field(min_length=1, description="Hidden intents, in the order the user "
