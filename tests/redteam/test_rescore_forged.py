@@ -174,3 +174,91 @@ def test_a_judge_that_fails_for_good_stops_the_rescore_with_the_reason(prefs_run
     assert r.exit_code == 1 and not out.exists(), r.output
     assert "malformed verdict twice" in r.output and "nothing was written" in r.output
     assert "Traceback" not in r.output
+
+
+FAKE_KEY = "sk-test-SECRET123"
+
+
+def _quoting_secret(tmp: Path) -> Path:
+    """A file prefs' loader would quote in its error (two users with the same id: the fake key)."""
+    from longview.suites.prefs.dataset import generate
+
+    data = json.loads(generate(users=2).model_dump_json())
+    for u in data["users"]:
+        u["user"]["id"] = FAKE_KEY
+    secret = tmp / "credentials.json"
+    secret.write_text(json.dumps(data))
+    return secret
+
+
+def _forge_dataset(run: Path, **fields: Any) -> Path:
+    manifest = run / "manifest.json"
+    data = json.loads(manifest.read_text())
+    for k, v in fields.items():
+        if v is None:
+            data["dataset"].pop(k, None)
+        else:
+            data["dataset"][k] = v
+    manifest.write_text(json.dumps(data))
+    return manifest
+
+
+def _refused_unquoted(r: Any, out: Path, seen: list[str], manifest: Path, *words: str) -> None:
+    _refused(r, out, seen, "dataset.spec", *words)
+    assert str(manifest) in r.output.replace("\n", "")
+    assert FAKE_KEY not in r.output and not seen
+
+
+def test_a_forged_dataset_spec_is_refused_from_its_hash_before_it_is_parsed(prefs_run, tmp_path):
+    run = _copy(prefs_run, tmp_path)
+    secret = _quoting_secret(tmp_path)
+    manifest = _forge_dataset(run, spec=str(secret), files_sha256="0" * 64)
+    seen: list[str] = []
+    r = _rescore(run, tmp_path / "out", seen)
+    _refused_unquoted(r, tmp_path / "out", seen, manifest, "files_sha256", "000000000000", "none of it was parsed")
+
+
+def test_a_forged_spec_in_a_manifest_without_the_files_hash_is_not_quoted(prefs_run, tmp_path):
+    """A run made before files_sha256 was recorded: loaded, but the loader's message (which would
+    quote the file) is not shown."""
+    run = _copy(prefs_run, tmp_path)
+    manifest = _forge_dataset(run, spec=str(_quoting_secret(tmp_path)), files_sha256=None)
+    seen: list[str] = []
+    r = _rescore(run, tmp_path / "out", seen)
+    _refused_unquoted(r, tmp_path / "out", seen, manifest, "loader's message is not shown")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "missing"])
+def test_a_forged_spec_naming_a_fifo_or_nothing_is_refused_unread(prefs_run, tmp_path, kind):
+    run = _copy(prefs_run, tmp_path)
+    target = tmp_path / "pipe"
+    if kind == "fifo":
+        os.mkfifo(target)  # a loader opening it would wait forever
+    manifest = _forge_dataset(run, spec=str(target), files_sha256="0" * 64)
+    seen: list[str] = []
+    r = _rescore(run, tmp_path / "out", seen)
+    _refused_unquoted(r, tmp_path / "out", seen, manifest, "regular file or a folder" if kind == "fifo" else "no file")
+
+
+def test_a_dataset_file_is_checked_byte_for_byte(tmp_path):
+    """A run on a dataset file records its bytes' hash: rescore re-judges it as it was, and refuses
+    it once a byte changed (even one prefs' own sha256, over the parsed data, would not see)."""
+    data = tmp_path / "users.json"
+    assert runner.invoke(app, ["prefs", "generate", "--users", "1", "--no-qc", "--out", str(data)]).exit_code == 0
+    run = tmp_path / "run"
+    r = runner.invoke(app, ["run", "prefs", "--dataset", str(data), "--agent", "ref:habits", "--out", str(run)])
+    assert r.exit_code == 0, r.output
+    assert json.loads((run / "manifest.json").read_text())["dataset"]["files_sha256"]
+
+    def brs_judge(body: dict[str, Any]) -> dict[str, Any]:
+        asked = json.loads(body["messages"][-1]["content"])
+        quote = (asked["replies"] or [""])[0][:40] or asked["actions"][0]["tool"]
+        return text_message(json.dumps({"score": 2, "rationale": "partly", "evidence": [quote], "flags": []}))
+
+    with LoopbackServer(agent=brs_judge).in_thread() as srv:
+        r = runner.invoke(app, ["rescore", str(run), "--judge-model", "hosted_vllm/j", "--api-base", srv.url,
+                                "--out", str(tmp_path / "out"), "--no-cache"])
+    assert r.exit_code == 0, r.output
+    data.write_text(data.read_text() + "\n")
+    r = _rescore(run, tmp_path / "again", seen := [])
+    _refused(r, tmp_path / "again", seen, "dataset.spec", "changed since the run")

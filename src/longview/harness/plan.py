@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field, ValidationError
 from longview._version import __version__
 from longview.harness import registry
 from longview.harness.cell import Cell, CellResult, Dataset
+from longview.harness.datafiles import recorded_sha256
 from longview.harness.options import RunConfig
 from longview.harness.roles import AGENT, Roles
 from longview.harness.runstore import Manifest, RunDataset, config_hash
@@ -264,7 +265,8 @@ def prepare(cfg: RunConfig, *, dry_run: bool = False, objects: Mapping[str, Exte
         config["external_agents"] = {k: v.identity for k, v in sorted(external.items())}
     manifest = Manifest(
         suite=suite.name,
-        dataset=RunDataset(name=dataset.name, sha256=dataset.sha256, units=len({c.unit for c in cells}), spec=spec),
+        dataset=RunDataset(name=dataset.name, sha256=dataset.sha256, units=len({c.unit for c in cells}), spec=spec,
+                           files_sha256=recorded_sha256(spec, suite.datasets)),
         units=[u for u in dataset.unit_ids() if u in {c.unit for c in cells}],
         config=config,
         config_hash=config_hash(config),

@@ -90,6 +90,11 @@ class RunDataset(DatasetInfo):
                              "absolute), which show and report load; None in runs made before it was recorded "
                              "(then `name`).")
 
+    files_sha256: str | None = Field(default=None, description="sha256 of the bytes of the files the spec reads "
+                                     "(harness.datafiles), checked by rescore before any loader parses them; None for "
+                                     "a named dataset (package data), one too big to hash, and runs made before it "
+                                     "was recorded.")
+
     def load_spec(self) -> str:
         return self.spec or self.name
 
