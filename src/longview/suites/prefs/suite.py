@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -29,9 +30,10 @@ if TYPE_CHECKING:
     import typer
     from rich.table import Table
 
-    from longview.suite import CellContext
+    from longview.kernel.trace import TraceEvent
+    from longview.suite import CellContext, Row
     from longview.suites.prefs.dataset import PrefsDataset
-    from longview.suites.prefs.runner import PrefsCellResult
+    from longview.suites.prefs.runner import PrefsCellResult, ProbeRecord
 
 MEMORIES = {
     "none": "no memory: nothing carried across sessions",
@@ -106,7 +108,7 @@ def memory_llm(roles: Roles) -> dict[str, str] | None:
 
 
 
-def memory_usage(roles: Roles):
+def memory_usage(roles: Roles) -> Callable[[int, int, int], None] | None:
     """Records each of Mem0's own LLM calls under the ``memory`` role of the run's usage ledger
     (None when no memory model is given)."""
     model = roles.model("memory")
@@ -297,14 +299,14 @@ class PrefsSuite(Suite["PrefsDataset", PrefsOptions, "PrefsCellResult"]):
             cells = parsed.get(key, [])
             judged = any(p.brs_judged is not None for c in cells for p in c.probes)
             judged_any |= judged
-            scored: dict[str, list] = defaultdict(list)
+            scored: dict[str, list[dict[str, float | None]]] = defaultdict(list)
             for c in cells:
                 scored[c.user].append(unit_metrics(c.probes, judged))
             row = build_row(key[0], key[1], NAMES, scored, aborted=aborted.get(key), units_in_dataset=len(dataset.unit_ids()),
                             seed=seed, trials=max([c.trial + 1 for c in cells] or [1]))
             # The paper's aggregation (App. F.3): metrics pooled over its clusters (probe cells, differing
             # pairs, changed cells), intervals resampling those clusters with 5,000 draws.
-            by_unit: dict[str, list] = defaultdict(list)
+            by_unit: dict[str, list[list[ProbeRecord]]] = defaultdict(list)
             for c in cells:
                 by_unit[c.user].append(c.probes)
             row.clusters = cluster_values(by_unit, judged)
@@ -363,10 +365,9 @@ class PrefsSuite(Suite["PrefsDataset", PrefsOptions, "PrefsCellResult"]):
         for r in scorecard.rows:
             if not r.extra:
                 continue
-            f = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
             bd, bk, c = r.extra.get("by_dimension", {}), r.extra.get("by_kind", {}), r.extra.get("counts", {})
-            t.add_row(r.agent, r.variant, *[f(bd.get(d, {}).get("psa")) for d in dims],
-                      f(bk.get("reply", {}).get("psa")), f(bk.get("action", {}).get("psa")),
+            t.add_row(r.agent, r.variant, *[_two(bd.get(d, {}).get("psa")) for d in dims],
+                      _two(bk.get("reply", {}).get("psa")), _two(bk.get("action", {}).get("psa")),
                       str(c.get("carry_overs", 0)), str(c.get("capability_failures", 0)),
                       str(r.extra.get("leakage", {}).get("leaks", 0)))
         tables = [rows_table(scorecard), t]
@@ -381,7 +382,7 @@ class PrefsSuite(Suite["PrefsDataset", PrefsOptions, "PrefsCellResult"]):
             tables.append(v)
         return tables
 
-    def transcript(self, events: list) -> list[str]:
+    def transcript(self, events: list[TraceEvent]) -> list[str]:
         """The generic view, with each delivery shown as the text the user saw."""
         from longview.harness.transcript import trace_lines
         from longview.suites.prefs.wrapper import Segment, render_text
@@ -433,7 +434,7 @@ class PrefsSuite(Suite["PrefsDataset", PrefsOptions, "PrefsCellResult"]):
         context/change table (Table 3) with raw carry-over counts."""
         rows = scorecard.get("rows", [])
         dims = ["expression_style", "disclosure", "information_flow", "initiative_autonomy"]
-        f = lambda v: None if v is None else round(v, 3)  # noqa: E731
+        f = _rounded  # short: every cell below
         by = Section(title="PSA by dimension and kind", note="User-macro PSA per group (final and pre-event probes).",
                      columns=["agent", "memory", *dims, "reply", "action"],
                      rows=[[r["agent"], r["variant"],
@@ -515,7 +516,17 @@ def _diff_cell(d: dict[str, Any]) -> str:
     return f"{d['diff']:+.2f}" + (f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else "")
 
 
-def _vs_none(rows: list, seed: int) -> None:
+def _two(v: float | None) -> str:
+    """A metric for the terminal: two decimals, '-' when undefined."""
+    return "-" if v is None else f"{v:.2f}"
+
+
+def _rounded(v: float | None) -> float | None:
+    """A metric for the HTML report's tables: three decimals, None when undefined."""
+    return None if v is None else round(v, 3)
+
+
+def _vs_none(rows: list[Row], seed: int) -> None:
     """Within a run, each memory row's paired difference against the same agent's No Memory row
     (the paper's memory − No Memory), over the clusters both define, with its bootstrap interval."""
     from longview.harness.scorecard import paired_difference
