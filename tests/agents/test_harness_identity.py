@@ -42,6 +42,7 @@ def test_a_hello_is_recorded_and_a_resume_under_another_version_is_refused(tmp_p
             "--json", str(tmp_path / "r.json")]
     r = _run(*args, env={"MY_AGENT_VERSION": "1.0"})
     assert r.exit_code == 0, r.output
+    assert "my-agent 1.0 (command)" in r.output  # under the agent in atr's scorecard table
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["harnesses"] == {agent: {"name": "my-agent", "version": "1.0"}}
     (row,) = json.loads((tmp_path / "r.json").read_text())["rows"]

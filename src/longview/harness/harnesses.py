@@ -23,6 +23,7 @@ from longview.harness.cell import Cell
 if TYPE_CHECKING:
     from longview.harness.plan import Prepared
     from longview.harness.runstore import Manifest, RunStore
+    from longview.harness.scorecard import Scorecard
 
 AGENT_FILE = "agent.json"  # in a cell folder: {"name", "version"} its external agent reported
 
@@ -103,6 +104,13 @@ def row_harness(manifest: Manifest, agent: str) -> dict[str, str] | None:
     if isinstance(ident.get("model"), str):
         out["model"] = ident["model"]
     return out
+
+
+def with_harnesses(sc: Scorecard, manifest: Manifest) -> Scorecard:
+    """``sc`` with every external agent's row carrying its harness line (the terminal tables print
+    it under the agent, the JSON keeps it)."""
+    return sc.model_copy(update={"rows": [r.model_copy(update={"harness": row_harness(manifest, r.agent)})
+                                          for r in sc.rows]})
 
 
 def _command_name(argv: list[str]) -> str:

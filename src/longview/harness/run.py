@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from longview.harness import registry
 from longview.harness.cell import Cell, CellOutcomes, Dataset
 from longview.harness.executor import EXECUTORS, Executor, LocalExecutor
-from longview.harness.harnesses import recorded, row_harness
+from longview.harness.harnesses import recorded, with_harnesses
 from longview.harness.options import RunConfig
 from longview.harness.plan import (  # noqa: F401 - the run API in one place
     REFERENCE,
@@ -183,6 +183,7 @@ def score_folder(store: RunStore, suite: AnySuite | None = None, dataset: Datase
     sc = as_planned(suite.score([text for _, text in finished], dataset, options, manifest.config.get("seed", 0)),
                     manifest.units)
     sc = with_models(sc, manifest.config)  # the model behind each row: the harness knows it, not the suite
+    sc = with_harnesses(sc, manifest)  # and what an external agent is, for the terminal tables too
     outcomes = {folder: cell_outcomes(suite, text, dataset) for folder, text in finished}
     return Scored(suite, sc, outcomes, manifest)
 
@@ -281,10 +282,7 @@ def scorecard_json(sc: Scorecard, manifest: Manifest, suite: AnySuite | None = N
                    done: Outcome | None = None) -> dict[str, Any]:
     """The suite's scorecard in the common shape, plus what makes it comparable: versions, config
     hash, seed, components, prompt hashes."""
-    data = sc.to_json_dict()
-    for row in data.get("rows", []):  # an external agent's row says what it is (name, version, model)
-        if isinstance(row, dict) and (h := row_harness(manifest, str(row.get("agent")))) is not None:
-            row["harness"] = h
+    data = with_harnesses(sc, manifest).to_json_dict()  # an external agent's row says what it is
     for name, info in sc.metrics.items():  # judged by roles: name the components that played them
         if info.roles and not info.by:
             data["metrics"][name]["by"] = " + ".join(manifest.components.get(r, "?") for r in info.roles)

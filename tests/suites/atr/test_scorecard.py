@@ -196,3 +196,25 @@ def test_the_common_shape_carries_atrs_scorecard_without_loss():
     assert all("n_personas" not in r and "n" in r and "per_unit" in r for r in upgraded["rows"])
     back = from_common(type(common).model_validate({**upgraded, "metrics": {}}))
     assert back.to_json_dict() == golden
+
+
+def test_an_external_agents_row_names_its_harness_under_the_agent_as_the_rows_table_does():
+    """The harness line the generic rows table prints ('name version (kind)', dim, as text: markup
+    and escapes from the process never reach the terminal), in atr's own table; it survives the
+    common shape both ways and stays out of the JSON of rows without one."""
+    from longview.harness.terminal.tables import rows_table
+    from longview.suites.atr.scorecard import from_common, to_common
+
+    hostile = {"kind": "command", "name": "[link=http://x]evil[/link]\x1b[2J", "version": "1.0"}
+    sc = build(both("cmd:agent", "atr", 3, 5) + both("ref:passive", "default", 0, 0))
+    sc.rows[[r.agent for r in sc.rows].index("cmd:agent")].harness = hostile
+    assert from_common(to_common(sc)) == sc
+    label = "[link=http://x]evil[/link]\\x1b[2J 1.0 (command)"
+    for table in (scorecard_table(sc), rows_table(to_common(sc))):
+        shown = render(table)
+        assert label in shown and "\x1b" not in shown
+        lines = shown.splitlines()
+        (i,) = [n for n, ln in enumerate(lines) if ln.startswith("│ cmd:agent ")]
+        assert lines[i + 1].startswith(f"│ {label}")  # under the agent, in its column
+    rows = {r["agent"]: r for r in sc.to_json_dict()["rows"]}
+    assert rows["cmd:agent"]["harness"] == hostile and "harness" not in rows["ref:passive"]

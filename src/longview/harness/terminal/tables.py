@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rich.table import Table
@@ -38,12 +39,18 @@ def rows_table(sc: Any) -> Table:
     for r in rows:
         n = str(r["n"]) + (f" (+{r['n_aborted']} aborted)" if r.get("n_aborted") else "")
         model = [r.get("model") or NA] if models else []
-        agent: str | Text = r["agent"]
-        if label := harness_label(r.get("harness")):  # what the process said it is: text, never markup
-            agent = Text(r["agent"] + "\n") + Text(printable(label, 200), style="dim")
-        t.add_row(agent, *model, r["variant"], n, *[fmt_ci(r["metrics"].get(k), (r.get("ci95") or {}).get(k))
-                                                         + fmt_coverage((r.get("coverage") or {}).get(k)) for k in names])
+        vals = [fmt_ci(r["metrics"].get(k), (r.get("ci95") or {}).get(k)) + fmt_coverage((r.get("coverage") or {}).get(k))
+                for k in names]
+        t.add_row(agent_cell(r["agent"], r.get("harness")), *model, r["variant"], n, *vals)
     return t
+
+
+def agent_cell(agent: str, harness: Mapping[str, str] | None) -> str | Text:
+    """A row's agent, with an external agent's harness line under it ('name version (kind)', dim):
+    what the process said it is, printed as text, never as markup."""
+    if label := harness_label(harness):
+        return Text(agent + "\n") + Text(printable(label, 200), style="dim")
+    return agent
 
 
 def fmt_coverage(cov: Any) -> str:

@@ -80,6 +80,8 @@ class Row(BaseModel):
     agent: str = Field(description="Agent name.")
     model: str | None = Field(default=None, description="The model under test behind the row (the common row's "
                               "`model`, filled by the harness); None for a reference agent.")
+    harness: dict[str, str] | None = Field(default=None, description="An external agent's row: what it is (the "
+                                           "common row's `harness`, filled by the harness); None otherwise.")
     variant: str = Field(description="Variant name.")
     group: str = Field(description="Gap group: the model, or 'reference' for scripted agents.")
     metrics: Metrics = Field(description="Persona-macro metrics.")
@@ -121,7 +123,11 @@ class Scorecard(BaseModel):
         return next((r for r in self.rows if r.agent == agent and r.variant == variant), None)
 
     def to_json_dict(self) -> dict:
-        return self.model_dump(mode="json")
+        data = self.model_dump(mode="json")
+        for row in data["rows"]:
+            if row.get("harness") is None:
+                row.pop("harness", None)  # only external agents' rows have one, as in the common shape
+        return data
 
 
 def _pick(rows: list[Row], variant: str) -> Row | None:

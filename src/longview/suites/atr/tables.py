@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
+from longview.harness.terminal.tables import agent_cell
 from longview.suites.atr.dataset import DOMAINS, CheckType
 from longview.suites.atr.paper import ACTIVE_ASK, ModelRow, cohort_summary, marked
 from longview.suites.atr.scorecard import (
@@ -58,7 +59,7 @@ def scorecard_table(sc: Scorecard) -> Table:
         vals = [fmt_ci(getattr(r.metrics, k), getattr(r.ci95, k)) for _, k in _COLUMNS]
         extra = [" / ".join(fmt(v) for v in (r.tsacc_pass_k or {}).values()) or NA] if repeated else []
         model = [r.model or NA] if models else []
-        t.add_row(r.agent, *model, r.variant, n, *vals, fmt(r.gap), fmt(r.gap_rec), *extra)
+        t.add_row(agent_cell(r.agent, r.harness), *model, r.variant, n, *vals, fmt(r.gap), fmt(r.gap_rec), *extra)
     return t
 
 
