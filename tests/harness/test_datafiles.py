@@ -61,3 +61,23 @@ def test_spec_path_finds_what_resolve_spec_finds(tmp_path):
     assert spec_path(f"pibench:{top}", {}) == top
     assert spec_path("pibench:/no/such/place", {}) is None
     assert recorded_sha256(str(top / "a.json"), {}) == files_sha256(top / "a.json")
+
+
+def test_show_reads_a_dataset_folder_whose_other_files_changed(tmp_path):
+    """A file the loader does not read added to the dataset folder changes the files' hash: show
+    (not strict) loads it and compares the dataset's own sha256, rescore would refuse it unread."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from longview.cli import app
+
+    data = tmp_path / "atrbench"
+    shutil.copytree(Path(__file__).parents[1] / "fixtures" / "atrbench", data)
+    run = tmp_path / "run"
+    r = CliRunner().invoke(app, ["run", "atr", "--dataset", f"atrbench:{data}", "--agent", "ref:passive",
+                                 "--personas", "1", "--out", str(run)])
+    assert r.exit_code == 0, r.output
+    (data / "NOTES.txt").write_text("not data")
+    r = CliRunner().invoke(app, ["show", str(run)])
+    assert r.exit_code == 0, r.output

@@ -1,7 +1,8 @@
 """`longview rescore` on a forged run folder: stored judge inputs of the wrong type, a huge one,
-a marker or a cell folder that is a link out of the run, a trace that is a link out. Each is one
-clear error with a non-zero exit, no new folder is left behind, and the judge reads nothing from
-outside the run folder."""
+a marker or a cell folder that is a link out of the run, a trace that is a link out, a manifest
+whose dataset spec names another file (also for show). Each is one clear error with a non-zero
+exit, no new folder is left behind, the judge reads nothing from outside the run folder, and no
+byte of a file the run did not read is quoted."""
 
 from __future__ import annotations
 
@@ -262,3 +263,15 @@ def test_a_dataset_file_is_checked_byte_for_byte(tmp_path):
     data.write_text(data.read_text() + "\n")
     r = _rescore(run, tmp_path / "again", seen := [])
     _refused(r, tmp_path / "again", seen, "dataset.spec", "changed since the run")
+
+
+@pytest.mark.parametrize("files_sha256", ["0" * 64, None], ids=["hash", "no-hash"])
+def test_show_reads_a_forged_spec_the_same_way(prefs_run, tmp_path, files_sha256):
+    """show (and report, for a run without a scorecard) load the dataset from the manifest too."""
+    run = _copy(prefs_run, tmp_path)
+    manifest = _forge_dataset(run, spec=str(_quoting_secret(tmp_path)), files_sha256=files_sha256)
+    before = sorted(p.name for p in run.rglob("*"))
+    r = runner.invoke(app, ["show", str(run)])
+    assert r.exit_code == 2 and "dataset.spec" in r.output and str(manifest) in r.output.replace("\n", ""), r.output
+    assert FAKE_KEY not in r.output and "Traceback" not in r.output
+    assert sorted(p.name for p in run.rglob("*")) == before

@@ -13,13 +13,13 @@ from pydantic import BaseModel, Field, ValidationError
 from longview._version import __version__
 from longview.harness import registry
 from longview.harness.cell import Cell, CellResult, Dataset
-from longview.harness.datafiles import recorded_sha256
+from longview.harness.datafiles import Unhashable, files_sha256, recorded_sha256, spec_path
 from longview.harness.options import RunConfig
 from longview.harness.roles import AGENT, Roles
 from longview.harness.runstore import Manifest, RunDataset, config_hash
 from longview.harness.suite import AnySuite
 from longview.kernel.agent import Agent
-from longview.kernel.errors import ConfigError, DataError, LongviewError, printable
+from longview.kernel.errors import ConfigError, DataError, LongviewError, RunFolderError, printable
 from longview.kernel.ids import id_problem
 from longview.kernel.models import GenParams
 from longview.kernel.models.prompt_cache import with_cache_key
@@ -142,6 +142,52 @@ def load_dataset(suite: AnySuite, spec: str, options: BaseModel) -> Dataset:
         raise DataError(spec, "<dataset>", "<content>",
                         f"data the '{suite.name}' loader can read ({type(e).__name__}: {detail}; the loader "
                         "did not name the field — please report it)") from None
+
+
+def load_run_dataset(suite: AnySuite, manifest: Manifest, manifest_file: Path, options: BaseModel, *,
+                     strict: bool = True) -> Dataset:
+    """The dataset of a run folder whose manifest is data, not trusted (a forged spec may name
+    ``~/.aws/credentials``): the bytes of the files its spec names are hashed first and compared
+    with ``dataset.files_sha256``, then the loaded ``sha256`` with the manifest's. Files that differ
+    are refused unparsed when ``strict`` (rescore); otherwise (show, report) loaded, but like the
+    files of a run that recorded no hash, as files not known to be the run's: the loader's message,
+    which may quote them, is not shown. Each refusal names the manifest, the field and what was
+    expected, and quotes no byte of the files."""
+    spec = manifest.dataset.load_spec()
+    field = "dataset.spec" if manifest.dataset.spec else "dataset.name"
+    recorded = manifest.dataset.files_sha256
+    path = spec_path(spec, suite.datasets)
+
+    def refuse(field: str, expected: str) -> RunFolderError:
+        return RunFolderError(str(manifest_file), "<manifest>", field, expected)
+
+    matched = False
+    if path is not None:
+        try:
+            actual = files_sha256(path)  # also before an unchecked load: no FIFO, no 'spec: /'
+        except Unhashable as e:
+            raise refuse(field, f"a dataset file or folder; '{spec}' is not one ({e}); none of it was read") from None
+        matched = actual == recorded
+        if strict and recorded is not None and not matched:
+            raise refuse(field, f"a dataset whose files hash to {recorded[:12]}... (dataset.files_sha256); "
+                         f"'{spec}' hashes to {actual[:12]}...: it changed since the run, or it is not the run's "
+                         "dataset; none of it was parsed")
+    elif recorded is not None:
+        raise refuse(field, f"the run's dataset files (dataset.files_sha256 {recorded[:12]}...); '{spec}' names "
+                     "no file or folder now")
+    try:
+        dataset = load_dataset(suite, spec, options)
+    except LongviewError:
+        if spec in suite.datasets or matched:  # the run's own files: the message is about them
+            raise
+        why = "its files differ from the run's" if recorded is not None else "the run did not record its files' hash"
+        raise refuse(field, f"a {suite.name} dataset with sha256 {manifest.dataset.sha256[:12]}...; '{spec}' does "
+                     f"not load as one (its loader's message is not shown: {why}; see it with "
+                     f"`longview run {suite.name} --dataset SPEC --dry-run`)") from None
+    if dataset.sha256 != manifest.dataset.sha256:
+        raise refuse("dataset.sha256", f"the sha256 of dataset '{spec}' as loaded now ({dataset.sha256[:12]}...); "
+                     "it changed since the run")
+    return dataset
 
 
 def select_units(available: list[str], chosen: list[str], first: int | None) -> list[str]:

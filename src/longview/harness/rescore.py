@@ -14,25 +14,13 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from longview.harness import registry
-from longview.harness.cell import Dataset
-from longview.harness.datafiles import Unhashable, files_sha256, spec_path
-from longview.harness.plan import load_dataset, suite_options
+from longview.harness.plan import load_run_dataset, suite_options
 from longview.harness.roles import Roles
-from longview.harness.runstore import (
-    CELLS,
-    MARKER,
-    Manifest,
-    RunStore,
-    atomic_write,
-    config_hash,
-    read_run_file,
-    safe_name,
-)
+from longview.harness.runstore import CELLS, MARKER, RunStore, atomic_write, config_hash, read_run_file, safe_name
 from longview.harness.scorecard import Scorecard
-from longview.harness.suite import AnySuite
 from longview.kernel.errors import CellAborted, ConfigError, LongviewError, RunFolderError
 from longview.kernel.models import GenParams, aclose_all
 from longview.kernel.models.usage import add_summaries
@@ -122,47 +110,6 @@ async def arescore(run: Path, role_models: dict[str, str], *, out: Path | None =
     store = RunStore(target)
     store.write_manifest(new)
     return target, score(store)
-
-
-def load_run_dataset(suite: AnySuite, manifest: Manifest, manifest_file: Path, options: BaseModel) -> Dataset:
-    """The dataset of a run folder whose manifest is data, not trusted: the bytes of the files its
-    spec names checked against ``dataset.files_sha256`` before the suite's loader parses them, then
-    the loaded ``sha256``. Each refusal names the manifest, the field and what was expected, and
-    quotes none of the files (a forged spec may name ``~/.aws/credentials``)."""
-    spec = manifest.dataset.load_spec()
-    field = "dataset.spec" if manifest.dataset.spec else "dataset.name"
-    recorded = manifest.dataset.files_sha256
-    path = spec_path(spec, suite.datasets)
-
-    def refuse(field: str, expected: str) -> RunFolderError:
-        return RunFolderError(str(manifest_file), "<manifest>", field, expected)
-
-    if path is not None:
-        try:
-            actual = files_sha256(path)  # also before an unchecked load: no FIFO, no 'spec: /'
-        except Unhashable as e:
-            raise refuse(field, f"a dataset file or folder; '{spec}' is not one ({e}); none of it was read") from None
-        if recorded is not None and actual != recorded:
-            raise refuse(field, f"a dataset whose files hash to {recorded[:12]}... (dataset.files_sha256); "
-                         f"'{spec}' hashes to {actual[:12]}...: it changed since the run, or it is not the run's "
-                         "dataset; none of it was parsed")
-    elif recorded is not None:
-        raise refuse(field, f"the run's dataset files (dataset.files_sha256 {recorded[:12]}...); '{spec}' names "
-                     "no file or folder now")
-    try:
-        dataset = load_dataset(suite, spec, options)
-    except LongviewError:
-        if spec in suite.datasets or recorded is not None:  # the run's own files: the message is about them
-            raise
-        # A run made before files_sha256 was recorded: the files are not known to be the run's and a
-        # loader's message may quote them, so it is not shown.
-        raise refuse(field, f"a {suite.name} dataset with sha256 {manifest.dataset.sha256[:12]}...; '{spec}' does "
-                     "not load as one (its loader's message is not shown: the run did not record its files' hash; "
-                     f"see it with `longview run {suite.name} --dataset SPEC --dry-run`)") from None
-    if dataset.sha256 != manifest.dataset.sha256:
-        raise refuse("dataset.sha256", f"the sha256 of dataset '{spec}' as loaded now ({dataset.sha256[:12]}...); "
-                     "it changed since the run")
-    return dataset
 
 
 def _prepare(run: Path, target: Path, force: bool) -> None:

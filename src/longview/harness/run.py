@@ -30,6 +30,7 @@ from longview.harness.plan import (  # noqa: F401 - the run API in one place
     check_units,
     default_out,
     load_dataset,
+    load_run_dataset,
     make_agent,
     plan,
     prepare,
@@ -172,9 +173,9 @@ def score_folder(store: RunStore, suite: AnySuite | None = None, dataset: Datase
     suite = suite or registry.load(manifest.suite)
     if options is None:
         options = suite_options(suite, manifest.config.get("options", {}))
-    if dataset is None:
-        dataset = load_dataset(suite, manifest.dataset.load_spec(), options)
-    if dataset.sha256 != manifest.dataset.sha256:
+    if dataset is None:  # from the manifest, which is data: nothing of a file not the run's is quoted
+        dataset = load_run_dataset(suite, manifest, store.manifest_path, options, strict=False)
+    elif dataset.sha256 != manifest.dataset.sha256:
         raise ConfigError(
             f"{store.root}: dataset '{manifest.dataset.load_spec()}' changed since the run (sha256 "
             f"{manifest.dataset.sha256[:12]} -> {dataset.sha256[:12]})"

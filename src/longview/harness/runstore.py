@@ -91,9 +91,9 @@ class RunDataset(DatasetInfo):
                              "(then `name`).")
 
     files_sha256: str | None = Field(default=None, description="sha256 of the bytes of the files the spec reads "
-                                     "(harness.datafiles), checked by rescore before any loader parses them; None for "
-                                     "a named dataset (package data), one too big to hash, and runs made before it "
-                                     "was recorded.")
+                                     "(harness.datafiles), checked before a run folder's dataset is loaded (rescore "
+                                     "refuses files that differ unparsed); None for a named dataset (package data), "
+                                     "one too big to hash, and runs made before it was recorded.")
 
     def load_spec(self) -> str:
         return self.spec or self.name
