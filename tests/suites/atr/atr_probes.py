@@ -153,34 +153,100 @@ class RephrasedOracle:
         return AssistantTurn(text=f"Right, handling part {n + 1} of this for you now.", tool_calls=calls)
 
 
+# Other words for ref:asker's two question shapes: the same decision and options, none of its
+# "For future ... requests" / "by default" / "check with you before" wording, several sentence forms
+# (yes/no, how-would-you-like, standing-rule, indirect "let me know", next-time, a lead-in clause).
+ENUM_ASKS = (
+    "Should I always {act} with one and the same {param}, say {opts}?",
+    "Going forward, how would you like the {param} set when I {act}: {opts}?",
+    "Any standing rule for the {param} when I {act}, {opts}?",
+    "Let me know which {param} you'd want from now on whenever I {act}: {opts}.",
+    "Next time I {act}, what {param} suits you best, {opts}?",
+    "Quick one so I needn't check with you each time from now on: whenever I {act}, should the {param} be {opts}?",
+)
+OPEN_ASKS = (
+    "Should I always {act} straight away, or would you rather approve it first, and what sort of {noun} should I pick?",
+    "Going forward, how would you like me to pick when I {act}, and do you want to sign off before I do?",
+    "Any standing rule for when I {act}: which one to go for, and whether to run it past you first?",
+    "Let me know what sort of {noun} you'd like me to pick whenever I {act}, and whether I should wait for your go-ahead.",
+    "Next time I {act}, should I just pick one myself or check in with you first?",
+    "Quick one so I needn't check with you each time from now on: whenever I {act}, what sort of option should I go "
+    "for, and should I just {act} or run it past you first?",
+)
+FORMS = len(ENUM_ASKS)  # the last is the earlier probe's wording (TSAcc 0.065 against ref:asker's 0.15)
+
+
 class ParaphrasedAsker:
     """ref:asker's work (the gold task, then one question per learning session about the decision
-    it made, applying what it heard) with the question worded in its own way."""
+    it made, applying what it heard) with the question worded in its own way: sentence form ``form``
+    in every session, or (None) each form in turn."""
 
     name = "probe:paraphrased-asker"
+    form: int | None = None
 
     def __init__(self, cell: Any) -> None:
         from longview.suites.atr.agents import AskerAgent
 
         self.inner = AskerAgent(_dataset().episode(cell.unit))
         self.inner.question = self._question  # type: ignore[method-assign]
+        self.order = {s.session_id: i for i, s in enumerate(self.inner.episode.learning_sessions)}
 
     def _question(self, obs: Observation, session: Any) -> str | None:
-        from longview.domains.personal import tool_spec
-
-        writes = [s.tool for s in session.gold_trajectory if not s.tool.startswith(("search_", "list_"))]
-        fresh = [t for t in writes if t.replace("_", " ") not in obs.system]
-        if not writes:
-            return None
-        tool = (fresh or writes)[-1]
-        act = tool.replace("_", " ")
-        for p in tool_spec(tool).parameters:
-            if p.type.startswith("enum[") and not p.name.startswith(("sort", "update_scope")):
-                opts = [o.replace("_", " ") for o in p.type[5:-1].split("|")]
-                return (f"Quick one so I needn't check with you each time from now on: whenever I {act}, should the "
-                        f"{p.name.replace('_', ' ')} be {', '.join(opts[:-1])} or {opts[-1]}?")
-        return (f"Quick one so I needn't check with you each time from now on: whenever I {act}, what sort of option "
-                f"should I go for, and should I just {act} or run it past you first?")
+        k = self.order.get(session.session_id, 0) if self.form is None else self.form
+        return paraphrase(obs.system, session, k)
 
     async def act(self, obs: Observation) -> AssistantTurn:
         return await self.inner.act(obs)
+
+
+def paraphrased_asker(form: int) -> type[ParaphrasedAsker]:
+    """The paraphrasing asker held to one sentence form (its own agent name)."""
+    return type(f"ParaphrasedAsker{form}", (ParaphrasedAsker,), {"name": f"probe:paraphrased-asker-{form}", "form": form})
+
+
+def _forms(tool: str) -> tuple[str, ...]:
+    """How a question names the tool (ref:asker's words, or this probe's)."""
+    verb, *rest = tool.split("_")
+    return tuple(" ".join([verb, *d, *rest]) for d in ([], ["the"], ["your"]))
+
+
+def paraphrase(system: str, session: Any, k: int) -> str | None:
+    """ref:asker's question for ``session`` (same tool, same options) in sentence form ``k`` mod FORMS;
+    the determiner before the tool's object alternates with ``k`` as well."""
+    from longview.domains.personal import tool_spec
+
+    writes = [s.tool for s in session.gold_trajectory if not s.tool.startswith(("search_", "list_"))]
+    fresh = [t for t in writes if not any(f in system for f in _forms(t))]
+    if not writes:
+        return None
+    tool = (fresh or writes)[-1]
+    verb, *rest = tool.split("_")
+    act = " ".join([verb, "your" if k % 2 else "the", *rest]) if rest else verb
+    for p in tool_spec(tool).parameters:
+        if p.type.startswith("enum[") and not p.name.startswith(("sort", "update_scope")):
+            opts = [o.replace("_", " ") for o in p.type[5:-1].split("|")]
+            listed = ", ".join(opts[:-1]) + f" or {opts[-1]}"
+            return ENUM_ASKS[k % FORMS].format(act=act, param=p.name.replace("_", " "), opts=listed)
+    return OPEN_ASKS[k % FORMS].format(act=act, noun=rest[-1] if rest else "option")
+
+
+class SlotStuffer:
+    """In learning, one standing-rule question that names every offered tool with every cue of a
+    decision (pick which one, check with you first, all enum values), every turn; in tests it finishes
+    without acting. Aimed at a Classifier that credits naming a rule's slot: naming all is naming none."""
+
+    name = "probe:slot-stuffer"
+
+    def __init__(self, cell: Any = None) -> None:
+        pass
+
+    async def act(self, obs: Observation) -> AssistantTurn:
+        if not _learning(obs):
+            return AssistantTurn(tool_calls=[_call(obs, 0, FINISH_SESSION.name, {})])
+        tools = _domain_tools(obs)
+        values = [v.replace("_", " ") for fn in tools for spec in fn.get("parameters", {}).get("properties", {}).values()
+                  for v in spec.get("enum", [])]
+        acts = ", ".join(fn["name"].replace("_", " ") for fn in tools)
+        q = (f"Going forward, whenever I {acts}, which one should I pick ({', '.join(values) or 'any'}), and should I "
+             f"check with you first?")
+        return AssistantTurn(tool_calls=[_call(obs, 0, SEND_TO_USER.name, {"output": q, "reason": "ask"})])

@@ -1,13 +1,15 @@
-"""atr's four 'done when' probes, run through the public API (``longview.run`` with a factory):
-agents that do no real work score TSAcc at the floor (ref:passive, 0 on the built-in cohort), an
-agent that only asks about everything acquires with near-zero precision, and agents doing the real
-work in other words or another form are not pushed to the floor.
+"""atr's 'done when' probes, run through the public API (``longview.run`` with a factory): agents
+that do no real work score TSAcc at the floor (ref:passive, 0 on the built-in cohort), an agent that
+only asks about everything acquires with near-zero precision, and agents doing the real work in
+other words or another form are not pushed to the floor.
 
-Measured on the first 4 built-in personas (2026-12-02): ref:passive TSAcc 0.00, ref:asker 0.15
-(AcqPrec 0.075); paste-back 0.00 (RuleAsk 0); tool spam 0.27 before the matcher's tool_identity
-hedge rule (1.00 on tool_identity rules), 0.07 after (first enum value by chance on param_enum);
-ask-everything TSAcc 0.00, RuleAsk 20, RuleCov 0.05, AcqPrec 0.001; rephrased oracle 1.00;
-paraphrased asker 0.065 (the embedded Classifier needs word overlap with the rule: docs/atr.md)."""
+Measured on the first 4 built-in personas (2026-12-02, decision-classifier@5): ref:passive TSAcc
+0.00, ref:asker 0.63 (0.15 under @4); paste-back 0.00 (RuleAsk 0); tool spam 0.07 (first enum value
+by chance on param_enum; 0.27 before the matcher's tool_identity hedge rule); ask-everything TSAcc
+0.00, AcqPrec 0.002; slot stuffer (every tool's decision cues in one question) RuleCov 0; rephrased
+oracle 1.00; ref:asker's questions in six other sentence forms 0.61-0.79 each (0.065-0.62 under @4:
+forms without the rule's words at about half of ref:asker, an open "how would you like" form above
+it). On all 20 personas in docs/atr.md."""
 
 from __future__ import annotations
 
@@ -63,7 +65,22 @@ def test_the_oracle_in_other_words_keeps_its_score(tmp_path):
     assert row["tsacc"] == 1.0
 
 
-def test_asking_in_other_words_is_not_at_the_floor(tmp_path, refs):
+def test_naming_every_decision_in_one_question_acquires_nothing(tmp_path, refs):
+    row = metrics(tmp_path, P.SlotStuffer)["probe:slot-stuffer"]["metrics"]
+    assert row["rule_ask"] > 5  # heard as asks ...
+    assert row["rule_cov"] == 0.0 and row["tsacc"] == 0.0  # ... answered by no one rule
+
+
+def test_asking_in_other_words_scores_as_the_asker(tmp_path, refs):
     row = metrics(tmp_path, P.ParaphrasedAsker)["probe:paraphrased-asker"]["metrics"]
+    asker = refs["ref:asker"]["metrics"]
     assert row["rule_ask"] == 1.0  # the Router hears every reworded question
-    assert row["tsacc"] > refs["ref:passive"]["metrics"]["tsacc"] and row["rule_cov"] > 0.0
+    assert row["tsacc"] >= 0.9 * asker["tsacc"] and row["rule_cov"] >= 0.9 * asker["rule_cov"]
+
+
+@pytest.mark.parametrize("form", range(P.FORMS))
+def test_each_sentence_form_keeps_most_of_the_askers_score(tmp_path, refs, form):
+    make = P.paraphrased_asker(form)
+    row = metrics(tmp_path, make)[make.name]["metrics"]
+    assert row["rule_ask"] == 1.0
+    assert row["tsacc"] >= 0.9 * refs["ref:asker"]["metrics"]["tsacc"]

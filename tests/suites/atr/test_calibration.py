@@ -158,7 +158,7 @@ FALSE_HITS = {"cl068"}  # "all your emails" is wider than the rule's client scop
 async def test_embedded_classifier_figures():
     # It prefers a miss to a guess: higher precision, lower recall than the topic matcher it replaced.
     cal = await calibrate_classifier(TopicClassifier())
-    assert cal.classifier == "embedded:decision-classifier@4"
+    assert cal.classifier == "embedded:decision-classifier@5"
     assert (cal.n, cal.gold_hits, cal.hits_predicted, cal.correct_hits) == (68, 33, 23, 22)
     assert (cal.wrong_rule, cal.false_hits, cal.missed, cal.faults) == (0, 1, 11, 0)
     assert cal.precision == pytest.approx(22 / 23)
@@ -199,6 +199,46 @@ def _pool():
 ])
 def test_decision_classifier_principles(span, gold):
     assert TopicClassifier.decide(span, _pool()) == gold
+
+
+def _bound_pool():
+    """Rules with their ontology binding, as built-in and release episodes carry them."""
+    rules = [
+        CalibrationRule(rule_id="cancel", rule_text="She approves order cancellations first.",
+                        statement="Run any order cancellation past me before you do it.",
+                        bound_tool="get_user_confirmation", bound_param="cancel_order"),
+        CalibrationRule(rule_id="seat", rule_text="She flies in a window seat.", statement="I always want the window "
+                        "seat when I fly.", bound_tool="book_flight", bound_param="seat_preference"),
+        CalibrationRule(rule_id="hotel", rule_text="She stays in places with a kitchenette.", statement="Wherever I "
+                        "stay, I need a kitchenette.", bound_tool="book_hotel", bound_param="hotel_offer_id"),
+        CalibrationRule(rule_id="return", rule_text="Broken items are swapped.", statement="If something arrives "
+                        "broken, I want it swapped for a working one.", bound_tool="return_order",
+                        bound_param="resolution_type"),
+    ]
+    return [r.to_standing_rule() for r in rules]
+
+
+@pytest.mark.parametrize(("span", "gold"), [
+    # the rule's decision slot asked in words the rule does not use
+    ("Should I always cancel your orders straight away, or would you rather approve it first?", "cancel"),
+    ("Going forward, should I book your flight with an aisle or a middle seat?", "seat"),
+    ("Any standing rule for what sort of hotel I should pick when I book the hotel?", "hotel"),
+    ("Next time I return an order, should it be a refund or store credit?", "return"),
+    ("From here on, if I cancel your order, should I hold off until you've confirmed?", "cancel"),
+    ("Is there a particular hotel you'd favour whenever I book the hotel?", "hotel"),
+    # "prefer" is every standing-rule question's word, not a choice of which hotel
+    ("For future hotel bookings, should I always book a standard room, or would you prefer to handle that?", None),
+    # another action on the object: placing is not cancelling, cancelling is not booking
+    ("Should I always place your orders straight away or run it past you first?", None),
+    ("Any standing rule for which one to pick when I cancel a hotel booking?", None),
+    # another decision on the same tool (price), or one value that is only a word of the question
+    ("Going forward, when I book a flight, should I pick the cheapest one?", None),
+    ("Should I always return orders I placed for you by credit card?", None),
+    # several tools' decisions in one question: no one rule answers it
+    ("From now on, which one should I pick when I book a hotel or book a flight?", None),
+])
+def test_decision_classifier_asks_about_the_slot(span, gold):
+    assert TopicClassifier.decide(span, _bound_pool()) == gold
 
 
 # --- LLM implementations via the mock provider -------------------------------------------------
@@ -290,7 +330,7 @@ async def test_tables_render():
     out = console.export_text()
     assert "Router calibration · embedded:keyword-router@2 · 60 rows" in out
     assert "23/24 (0.958)" in out and "0.960" in out and "5/8" in out
-    assert "Classifier calibration · embedded:decision-classifier@4 · 68 rows" in out
+    assert "Classifier calibration · embedded:decision-classifier@5 · 68 rows" in out
     assert "0.957" in out and "0.667" in out and "0.824" in out
     assert "Router disagreements" in out and "Classifier disagreements" in out
     assert len(render(r, errors=0)) == 2 and len(render(c, errors=0)) == 1

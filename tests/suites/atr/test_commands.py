@@ -14,7 +14,7 @@ def test_calibrate_classifier_writes_json(tmp_path):
     r = CliRunner().invoke(app, ["calibrate", "classifier", "--json", str(out)])
     assert r.exit_code == 0, r.output
     data = json.loads(out.read_text())
-    assert data["implementation"] == "embedded:decision-classifier@4" and data["n"] == 68
+    assert data["implementation"] == "embedded:decision-classifier@5" and data["n"] == 68
     assert {"precision", "recall", "exact_accuracy"} <= set(data)
 
 

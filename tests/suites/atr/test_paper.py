@@ -48,8 +48,8 @@ def test_table_4_summary_reproduces_the_papers_atr_line():
 
 
 def test_embedded_note_only_for_model_agents_with_embedded_judges():
-    comps = {"router": "llm:openai/x", "classifier": "embedded:decision-classifier@4", "user": "embedded:u"}
+    comps = {"router": "llm:openai/x", "classifier": "embedded:decision-classifier@5", "user": "embedded:u"}
     note = embedded_scaffold_note(comps, agent_is_model=True)
-    assert note and "classifier embedded:decision-classifier@4" in note and "router" not in note.split("—")[0]
+    assert note and "classifier embedded:decision-classifier@5" in note and "router" not in note.split("—")[0]
     assert embedded_scaffold_note(comps, agent_is_model=False) is None
     assert embedded_scaffold_note({"router": "llm:a", "classifier": "llm:b"}, agent_is_model=True) is None

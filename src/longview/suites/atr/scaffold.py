@@ -15,6 +15,7 @@ from typing import Protocol
 from pydantic import BaseModel, Field
 
 from longview.suites.atr.dataset import StandingRule
+from longview.suites.atr.slots import asks_about, cue_free, slot
 from longview.text import RULE_TALK, STOP, content_words
 
 
@@ -147,6 +148,9 @@ SPHERES: tuple[tuple[frozenset[str], frozenset[str]], ...] = (
 )
 # Tool-name words that say nothing about which object a rule is about.
 _GENERIC_TOOL = words("get user confirmation set create book update place search list")
+# Undoing an object is the opposite action to making it: a question about cancelling an order is
+# not about which product to order.
+_UNDO = words("cancel delete remove")
 # A leading trigger clause ("For grocery orders, ..." / "When I dine out, ...") names the situation;
 # what follows is the behaviour the rule prefers.
 _TRIGGER = re.compile(r"^\s*(for|when|if|on|at|with|whenever|in)\b[^,]*,\s*", re.I)
@@ -172,10 +176,11 @@ def object_words(rule: StandingRule) -> frozenset[str]:
 # A rule's word sets, derived once per rule object (every question of an episode is matched
 # against the same pool): id -> (the rule, what it says, its preferred behaviour, its object). The
 # rule is kept, so its id cannot be reused while cached.
-_PROFILES: dict[int, tuple[StandingRule, frozenset[str], frozenset[str], frozenset[str]]] = {}
+_Profile = tuple[StandingRule, frozenset[str], frozenset[str], frozenset[str]]
+_PROFILES: dict[int, _Profile] = {}
 
 
-def _profile(r: StandingRule) -> tuple[StandingRule, frozenset[str], frozenset[str], frozenset[str]]:
+def _profile(r: StandingRule) -> _Profile:
     p = _PROFILES.get(id(r))
     if p is None or p[0] is not r:
         if len(_PROFILES) >= 65536:
@@ -198,12 +203,16 @@ class DecisionClassifier:
     (3) asks about no adjacent field the rule never mentions (tracking, tone, timing, price, search,
     summary, duplicates, place...) and (4) is not scoped to the sphere opposite the rule's (personal
     vs work, internal vs external people). Among candidates the one with the largest pool-weighted
-    overlap wins; a tie is a miss. With no candidate, an open ask that lists no options ("how would
-    you like me to handle X?") hits the one rule whose object (tool, else topic) it names most fully.
-    Deterministic, so it can be calibrated like a model.
+    overlap wins; a tie is a miss. With no candidate, a question that asks the decision slot of a rule
+    (:mod:`slots`: every word of the rule's object and its decision — approval first, the enum
+    parameter or two of its values, which one to pick — in any words) hits that rule, when all such
+    rules are on one tool (v5: the reworded asks of an agent that asks the right question were
+    misses). Failing that, an open ask that lists no options ("how would you like me to handle X?")
+    hits the one rule whose object (tool, else topic) it names most fully. Deterministic, so it can
+    be calibrated like a model.
     """
 
-    name = "embedded:decision-classifier@4"
+    name = "embedded:decision-classifier@5"
 
     async def classify(self, span: str, rules: list[StandingRule]) -> str | None:
         return self.decide(span, rules)
@@ -224,18 +233,62 @@ class DecisionClassifier:
             has = said[r.rule_id]
             shared = q & has
             behaviour = q & prefers
-            if objects and not q & objects:
+            # the object itself, not only the action ("cancel" a flight is not "cancel" a subscription)
+            if objects and (not q & ((objects - _UNDO) or objects) or _opposite_action(q, r)):
                 continue
             if len(shared) < 3 or sum(df[w] == 1 for w in behaviour) < 2:
                 continue
             if other_field(q, has) or other_sphere(q, has):
                 continue
             scored.append((sum(1 / df[w] for w in shared), r.rule_id))
+        if not scored:
+            scored = _slot_candidates(span, q, profiles)
         if not scored and _OPEN_ASK.search(span) and not _OPTIONS.search(span):
-            scored = [(len(q & (objects or words(r.topic or ""))), r.rule_id)
-                      for r, _, _, objects in profiles if not other_sphere(q, said[r.rule_id])]
+            scored = [(len(q & ((objects - _UNDO) or words(r.topic or ""))), r.rule_id)
+                      for r, _, _, objects in profiles
+                      if not other_sphere(q, said[r.rule_id]) and not (objects and _opposite_action(q, r))]
             scored = [t for t in scored if t[0] > 0]
         return _best(scored)
+
+
+def _slot_candidates(span: str, q: frozenset[str], profiles: list[_Profile]) -> list[tuple[float, str]]:
+    """Rules whose decision slot the question asks about (see :mod:`slots`): it names every word of
+    the rule's object and the decision itself, no adjacent field the rule leaves open (the slot's own
+    words aside) and not the opposite sphere. The object named most fully wins (a question about
+    cancelling a hotel booking names more of that slot than of booking a hotel); a question about
+    undoing (cancel, delete) is not about a tool that makes, and one naming the objects of several
+    tools is answered by none of their rules alone (a miss)."""
+    out: list[tuple[float, str, str]] = []
+    rest = words(cue_free(span))  # "what sort of" asks a selection, not about sorting
+    named_tools: set[frozenset[str]] = set()  # tools of the pool whose object the question names
+    for r, has, _, _ in profiles:
+        s = slot(r)
+        if s is None:
+            continue
+        tool = words(s.tool.replace("_", " "))
+        obj = tool - _GENERIC_TOOL
+        if not obj or not obj <= q:
+            continue
+        named_tools.add(tool)
+        if _opposite_action(q, r):
+            continue
+        asked, named = asks_about(s, span, q, words)
+        if not asked or other_field(rest - tool - named, has) or other_sphere(q, has):
+            continue
+        out.append((len(tool & q) + len(named), r.rule_id, s.tool))
+    # One question about several tools' objects is not answered by any one rule (a tool whose object
+    # is part of the asked one's, "book hotel" in "cancel hotel booking", is the same object).
+    tools = {t for _, _, t in out}
+    if len(tools) != 1:
+        return []
+    about = words(tools.pop().replace("_", " "))
+    return [] if any(not t <= about for t in named_tools) else [(score, rid) for score, rid, _ in out]
+
+
+def _opposite_action(q: frozenset[str], r: StandingRule) -> bool:
+    """The question undoes (cancel, delete) what the rule's tool makes, or the other way round."""
+    tool = r.action_step.param if r.action_step.tool == "get_user_confirmation" else r.action_step.tool
+    return bool(q & _UNDO) != bool(words((tool or "").replace("_", " ")) & _UNDO)
 
 
 def _best(scored: list[tuple[float, str]]) -> str | None:
