@@ -157,6 +157,13 @@ class RagMemory:
         self._index, self._indexed, self._toks, self._vecs = None, 0, [], []
 
     def fork(self) -> RagMemory:
+        # Bring the ranking up to date here, once, so that every fork shares it: a burst of probes
+        # forks the same memory and would otherwise each rebuild it (an index of every document).
+        if self.docs:
+            if self._embedder is None:
+                self._ensure()
+            elif len(self._vecs) < len(self.docs):
+                self._vecs += [_unit(v) for v in self._embedder.embed_documents(self.docs[len(self._vecs):])]
         m = RagMemory(self.top_k, self.budget)
         m.embedding_spec, m._embedder = self.embedding_spec, self._embedder
         m.docs = list(self.docs)

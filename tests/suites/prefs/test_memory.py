@@ -87,3 +87,17 @@ def test_transcript_memory_is_dated_and_forks():
     f = registry.fork(m)
     f.observe("s2", session(2, "again", "ok"), when="2026-01-03 work")
     assert "again" not in m.context()
+
+
+def test_rag_forks_share_one_up_to_date_index():
+    """A burst of probes forks the same memory: the index is built once in the parent, not once per
+    fork, and every fork ranks as a memory built from scratch would."""
+    m = RagMemory()
+    for i, text in enumerate(["keep summaries short", "formal tone at work", "bullet lists please"]):
+        m.observe(f"s{i}", [Message(role="user", content=text)])
+    forks = [m.fork() for _ in range(4)]
+    assert all(f._index is m._index is not None for f in forks)
+    fresh = RagMemory()
+    fresh.docs = list(m.docs)
+    assert [f.search("tone at work") for f in forks] == [fresh.search("tone at work")] * 4
+    assert all(f._index is m._index for f in forks)  # searching a fork built nothing new
