@@ -66,8 +66,12 @@ def one(suite: str, limit: int, latency: float, workers: int, extra: list[str], 
                                  trials=trials or 1,
                                  suite_options={**({"trace": False} if suite == "prefs" else {}), **opts}),
                        dry_run=True))
-    planned = f.steady_at_fill if trials is None and f.trials_to_fill else f.steady
     trials = trials or f.trials_to_fill or 1
+    f = flight(prepare(RunConfig(suite=suite, models=["hosted_vllm/loopback"], agents=[], max_concurrency=limit,
+                                 trials=trials,
+                                 suite_options={**({"trace": False} if suite == "prefs" else {}), **opts}),
+                       dry_run=True))
+    planned = round(f.share, 3)  # what the dry run says this plan keeps, as a share of the limit
     server = Server(latency, agent="finish_or_send")
     samples: list[tuple[float, int]] = []
     stop = threading.Event()
@@ -103,7 +107,7 @@ def one(suite: str, limit: int, latency: float, workers: int, extra: list[str], 
     window = [(ts, n) for ts, n in samples if start <= ts <= end]
     area = sum((b[0] - a[0]) * a[1] for a, b in zip(window, window[1:], strict=False))
     mean = area / (end - start)
-    return {"suite": suite, "trials": trials, "planned_steady": planned,
+    return {"suite": suite, "trials": trials, "planned_share": planned,
             "mean_in_flight": round(mean, 1), "share": round(mean / limit, 3),
             "peak": max(n for _, n in samples), "busy_s": round(end - start, 1), "wall_s": round(wall, 1),
             "calls": calls, "run_cpu_s": round(cpu, 1), "server_cpu_s": round(scpu, 1),
@@ -112,7 +116,10 @@ def one(suite: str, limit: int, latency: float, workers: int, extra: list[str], 
             # the run's own CPU time and its time runnable but waiting for a CPU (the machine's other load)
             "on_cpu_s": round(sched[0], 1), "waiting_for_cpu_s": round(sched[1], 1),
             # CPU the run needs to keep `limit` requests in flight at `latency` s each (Little's law), in cores
-            "cores_needed": round(limit / latency * (cpu + scpu) / max(1, calls), 2)}
+            "cores_needed": round(limit / latency * (cpu + scpu) / max(1, calls), 2),
+            # mean in flight per second of the busy window: ramp-up, steady level and tail
+            "series": [round(sum(n for ts, n in window if s <= ts - start < s + 1) / max(1, sum(1 for ts, _ in window if s <= ts - start < s + 1)))
+                       for s in range(int(end - start) + 1)]}
 
 
 def main() -> None:
@@ -133,7 +140,7 @@ def main() -> None:
         if "error" in r:
             print(f"{r['suite']:8} error: {r['error']}", flush=True)
             continue
-        print(f"{r['suite']:8} {' '.join(args.options)} --trials {r['trials']:3} (plan keeps {r['planned_steady']}): mean in flight {r['mean_in_flight']:6} of {args.limit} "
+        print(f"{r['suite']:8} {' '.join(args.options)} --trials {r['trials']:3} (the dry run says {r['planned_share']:.2f}): mean in flight {r['mean_in_flight']:6} of {args.limit} "
               f"({r['share']:.2f}), peak {r['peak']}, busy {r['busy_s']} s of {r['wall_s']} s; {r['calls']} calls, CPU per call "
               f"{r['run_ms_per_call']} ms run + {r['server_ms_per_call']} ms server -> {r['cores_needed']} cores to keep "
               f"{args.limit} in flight; the run was on a CPU {r['on_cpu_s']} s and waited for one {r['waiting_for_cpu_s']} s; "

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 
 from longview.harness import plan as plan_mod
 from longview.harness.cell import Cell
-from longview.harness.executor import LocalExecutor
-from longview.harness.flight import flight
+from longview.harness.executor import LocalExecutor, cells_in_flight
+from longview.harness.flight import PLAN, flight, in_order, simulate
 from longview.harness.options import RunConfig
 from longview.harness.plan import prepare
 
@@ -19,9 +19,12 @@ def test_dry_run_figures_for_a_model_plan():
     p = prepare(RunConfig(suite="intents", models=["mock/echo"], max_concurrency=256), dry_run=True)
     f = flight(p)
     assert f.model_cells == 5 and f.per_cell == 1 and f.most == 5 and f.steady == 5
-    # 47 trials: 235 cells at once (0.92 of 256); 52 would leave a second wave of 4 (0.51 over the run).
-    assert f.trials_to_fill == 47 and f.steady_at_fill == 235 and f.units_to_fill == 231 and f.units_available == 5
-    assert "--trials 47 (235 at once)" in f.lines()[1]
+    assert f.share < 0.05  # 5 cells, one session each at a time, against 256
+    # The suggestion is the fewest trials whose plan keeps >= PLAN of the limit over the run: 5 cells
+    # a trial, so 250 cells at once (0.98); 52 would leave a second wave of a few cells.
+    assert f.trials_to_fill == 50 and f.share_at_fill >= PLAN and f.units_available == 5
+    assert f.units_to_fill is not None and f.units_to_fill > 5
+    assert "--trials 50 (the plan keeps about 98%)" in f.lines()[-1]
     # atr: a cell's test sessions run side by side; without a learning phase that is the whole cell.
     a = flight(prepare(RunConfig(suite="atr", models=["mock/echo"], units=1, variants=["oracle_target"],
                                  max_concurrency=256), dry_run=True))
@@ -33,6 +36,19 @@ def test_dry_run_figures_for_a_model_plan():
     # Reference agents alone call no model.
     r = flight(prepare(RunConfig(suite="intents", max_concurrency=8), dry_run=True))
     assert r.model_cells == 0 and r.lines() == ["in flight: no model requests (reference agents only)"]
+
+
+def test_atr_suggestion_is_time_weighted():
+    """atr's learning cells keep one session in flight for most of the run and its oracle cells are
+    one short burst: a plan of 240 learning cells (trials 3) keeps less than 0.97 of 256, and
+    5 trials (300 learning cells: 256, then a second wave of 44) far less than 4 (240 + oracles)."""
+    def share(trials: int) -> float:
+        return flight(prepare(RunConfig(suite="atr", models=["mock/echo"], trials=trials, max_concurrency=256),
+                              dry_run=True)).share
+
+    assert share(4) > 0.97 and share(3) < 0.97 and share(5) < share(4) - 0.1
+    f = flight(prepare(RunConfig(suite="atr", models=["mock/echo"], max_concurrency=256), dry_run=True))
+    assert f.trials_to_fill == 4
 
 
 def test_every_suite_says_how_many_sessions_a_cell_runs_at_once():
@@ -50,17 +66,23 @@ def test_every_suite_says_how_many_sessions_a_cell_runs_at_once():
     assert fl("intents").per_cell == 1  # each session builds on the last
 
 
-def test_suggested_trials_pack_their_waves():
-    from longview.harness.flight import packing, smallest_filling
-
-    assert packing(270, 256) < 0.6 and packing(240, 256) > 0.9 and packing(510, 256) > 0.99
-    assert smallest_filling(30, 256) == 8  # 240 at once, not 9 (270: a second wave of 14)
-    assert smallest_filling(90, 256) == 8  # 720 sessions in three waves of 256: 0.94
+def test_simulated_share_sees_waves_lengths_and_bursts():
+    # equal one-session cells: 270 at a limit of 256 run as 256, then 14
+    assert simulate([(1, 0, 1)] * 270, 256) == 270 / 512
+    assert simulate([(1, 0, 1)] * 240, 256) == 240 / 256
+    # one long cell and short ones: the short ones fill the slots beside it, longest first
+    assert simulate(in_order([(1, 0, 1)] * 6 + [(4, 0, 1)]), 2) == 10 / 10
+    # the same cells shortest first leave the long one alone at the end
+    assert simulate([(1, 0, 1)] * 6 + [(4, 0, 1)], 2) == 10 / 14
+    # one session in order, then a burst of 3, each 2 steps long, with 2 slots: 1, 1, 2, 2, 1, 1 held
+    assert simulate([(1, 3, 2)], 2) == 8 / 12
+    # a cell that holds no session takes no step
+    assert simulate([(0, 0, 1)], 4) == 0.0
 
 
 def test_the_next_cell_starts_as_soon_as_any_cell_finishes(monkeypatch, tmp_path: Path):
-    """Limit 2; cell a is long, b short, c waits: c must start while a still runs (with rounds it
-    would wait for a)."""
+    """Limit 2, so 3 cells open at once (cells_in_flight); cell a is long, b and c short, d waits:
+    d must start while a still runs (with rounds it would wait for a)."""
     events: list[str] = []
     in_flight = peak = 0
     a_done = asyncio.Event()
@@ -71,7 +93,7 @@ def test_the_next_cell_starts_as_soon_as_any_cell_finishes(monkeypatch, tmp_path
         peak = max(peak, in_flight)
         events.append(f"start {ctx.cell.unit}")
         if ctx.cell.unit == "a":
-            while "start c" not in events:  # a ends only after c started
+            while "start d" not in events:  # a ends only after d started
                 await asyncio.sleep(0.001)
             a_done.set()
         else:
@@ -88,7 +110,7 @@ def test_the_next_cell_starts_as_soon_as_any_cell_finishes(monkeypatch, tmp_path
                         dataset=None, options=None, components=None, roles=SimpleNamespace(aclose=aclose),
                         external={})
     store = SimpleNamespace(start_cell=lambda key: tmp_path, finish_cell=lambda key, result: None)
-    cells = [Cell(agent="x", variant="v", unit=u) for u in "abc"]
+    cells = [Cell(agent="x", variant="v", unit=u) for u in "abcd"]
     asyncio.run(asyncio.wait_for(LocalExecutor().run_cells(p, store, cells, lambda: None, lambda c, r: None), 10))
-    assert events.index("start c") < events.index("end a") and a_done.is_set()
-    assert peak == 2
+    assert events.index("start d") < events.index("end a") and a_done.is_set()
+    assert peak == 3 == cells_in_flight(2)

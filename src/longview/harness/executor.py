@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from longview.harness.cell import Cell
 from longview.harness.context import CellContext
 from longview.harness.harnesses import keep, settle
+from longview.harness.slots import PrioritySlots
 from longview.kernel.errors import CellAborted, ConfigError
 
 if TYPE_CHECKING:
@@ -99,6 +100,13 @@ class Executor(ABC):
         """Release what ``connect`` and ``start`` brought up (called whatever happened)."""
 
 
+def cells_in_flight(sessions: int) -> int:
+    """Cells a run keeps open for ``sessions`` session slots: a quarter more than the slots, so that a
+    cell between two sessions, or ending, leaves its slot to one already set up and waiting (the
+    slots serve waiting cells in the run's order); not many more, so that finished cells land early."""
+    return sessions + max(1, sessions // 4)
+
+
 class LocalExecutor(Executor):
     """Every cell in this process, on one asyncio loop."""
 
@@ -109,18 +117,18 @@ class LocalExecutor(Executor):
 
     async def run_cells(self, p: Prepared, store: RunStore, todo: list[Cell], on_session: OnSession,
                         on_cell: OnCell) -> None:
-        slots = asyncio.Semaphore(p.cfg.max_concurrency)  # sessions in flight, across the run
-        cell_slots = asyncio.Semaphore(p.cfg.max_concurrency)  # cells in flight: finished cells land early
+        slots = PrioritySlots(p.cfg.max_concurrency)  # sessions in flight across the run, first cells first
+        cell_slots = asyncio.Semaphore(cells_in_flight(p.cfg.max_concurrency))
 
-        async def one(cell: Cell) -> None:
+        async def one(rank: int, cell: Cell) -> None:
             async with cell_slots:
                 folder = store.start_cell(cell.key)
-                result = settle(p, store, cell, await run_one(p, cell, folder, slots, on_session, store))
+                result = settle(p, store, cell, await run_one(p, cell, folder, slots.for_cell(rank), on_session, store))
                 store.finish_cell(cell.key, result)
                 on_cell(cell, result)
 
         try:
-            await asyncio.gather(*(one(c) for c in todo))
+            await asyncio.gather(*(one(rank, c) for rank, c in enumerate(todo)))
         finally:
             await p.roles.aclose()
 

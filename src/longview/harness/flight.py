@@ -14,12 +14,15 @@ smallest that packs its waves to at least ``FILL`` of the limit.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
+from longview.harness.cell import Cell
 from longview.harness.plan import Prepared
 
-FILL = 0.9  # the share of the limit a suggested plan keeps busy, waves included
+FILL = 0.9  # the share of the limit a suggested plan should keep in flight over its run
+# What the simulation must promise for that: measured runs kept 0.03-0.09 less than it (the ramp-up
+# as cells are set up, cells finishing together and scoring, turns of unequal length; docs/models.md).
+PLAN = 0.97
 
 
 @dataclass
@@ -31,10 +34,11 @@ class Flight:
     most: int  # the most requests the plan keeps in flight: min(limit, sum of cells' widest phases)
     steady: int  # what it keeps while cells run their sessions in order: min(limit, sum of cells' steady)
     limit: int  # --max-concurrency
-    trials_to_fill: int | None  # --trials that keep >= FILL of the limit busy (None: already, or no model)
+    share: float  # the share of the limit the plan keeps in flight over its run (:func:`simulate`)
+    trials_to_fill: int | None  # --trials that keep >= FILL of the limit busy (None: already, no model, or none does)
     units_to_fill: int | None  # --units that would, when the dataset has that many
     units_available: int
-    steady_at_fill: int = 0  # requests in flight at once with trials_to_fill (per wave)
+    share_at_fill: float = 0.0  # the share with trials_to_fill
     agents_alone: bool = False  # the plan has external agents that call no model through longview
 
     def lines(self) -> list[str]:
@@ -49,9 +53,11 @@ class Flight:
             out = [f"in flight: at most {self.most} model requests at once ({self.model_cells} cells calling a model, "
                    f"up to {self.per_cell} sessions each at once (sessions_in_flight)), {self.steady} while cells run "
                    f"their sessions (--max-concurrency {self.limit})"]
+        out.append(f"over the run the plan keeps about {self.share:.0%} of {self.limit} in flight "
+                   "(cells of unequal length counted; the ramp-up and turns of unequal length not)")
         if self.trials_to_fill:
             hint = (f"to keep >= {FILL:.0%} of {self.limit} in flight: --trials {self.trials_to_fill} "
-                    f"({self.steady_at_fill} at once)")
+                    f"(the plan keeps about {self.share_at_fill:.0%})")
             if self.units_to_fill is not None:
                 hint += f", or --units {self.units_to_fill}" + (
                     "" if self.units_to_fill <= self.units_available
@@ -60,18 +66,89 @@ class Flight:
         return out
 
 
-def packing(steady: int, limit: int) -> float:
-    """The share of ``limit`` that ``steady`` requests of equal-length cells keep busy over the run's
-    waves (admitted as others finish: ceil(steady / limit) waves)."""
-    return steady / (math.ceil(steady / limit) * limit) if steady else 0.0
+Shape = tuple[int, int, int]  # one cell: (sessions in order, then sessions at once, steps a session takes)
 
 
-def smallest_filling(per_step: float, limit: int) -> int:
-    """The smallest multiple n of ``per_step`` steady requests whose waves keep >= FILL of ``limit``."""
-    n = max(1, math.ceil(FILL * limit / per_step))
-    while packing(round(n * per_step), limit) < FILL - 1e-9:
-        n += 1
-    return n
+def shape(p: Prepared, cell: Cell) -> Shape:
+    n = p.suite.sessions(cell, p.dataset, p.options)
+    wide = min(n, max(1, int(p.suite.sessions_in_flight(cell, p.dataset, p.options))))
+    steps = max(1, int(p.suite.session_length(cell, p.dataset, p.options)))
+    return (n - wide, wide, steps) if wide > 1 else (n, 0, steps)
+
+
+def length(s: Shape) -> int:
+    """How long the cell takes, in steps, when it gets the slots it asks for."""
+    return (s[0] + (1 if s[1] else 0)) * s[2]
+
+
+def _key(s: Shape) -> tuple[int, int]:
+    return -length(s), -(s[0] + s[1])
+
+
+def order_key(p: Prepared, cell: Cell) -> tuple[int, int]:
+    """The run's order: longest cells first (then those with most sessions), so that the tail is made
+    of short cells; the session slots serve cells in the same order (:mod:`longview.harness.slots`)."""
+    return _key(shape(p, cell))
+
+
+def in_order(shapes: list[Shape]) -> list[Shape]:
+    """Shapes in the run's order (:func:`order_key`)."""
+    return sorted(shapes, key=_key)
+
+
+def simulate(shapes: list[Shape], limit: int) -> float:
+    """The share of ``limit`` a plan keeps in flight over its run, stepped: cells in the given order,
+    at most ``limit`` at once, the next admitted as one ends; a session holds its slot for its
+    steps; each step the free slots go to the cells in order, one to a cell running its sessions in
+    order (when its last one ended), as many as it asks for to one in its widest phase. Cells of
+    unequal length are seen; turns of unequal length, and the run's ramp-up, are not."""
+    queue = iter([s for s in shapes if s[0] or s[1]])
+    # per cell: [in order left, at once left, steps, burst begun, running sessions' steps left...]
+    active: list[list[int]] = []
+    steps = busy = held = 0
+    more = True
+    while more or active:
+        while more and len(active) < limit:
+            nxt = next(queue, None)
+            if nxt is None:
+                more = False
+            else:
+                active.append([*nxt, 0])
+        if not active:
+            break
+        for a in active:
+            if held == limit:
+                break
+            idle = len(a) == 4
+            if a[0]:
+                if idle:  # its previous session has ended
+                    a[0] -= 1
+                    a.append(a[2])
+                    held += 1
+            elif a[1] and (idle or a[3]):  # the burst begins once the sessions in order are over
+                k = min(a[1], limit - held)
+                a[1] -= k
+                a[3] = 1
+                a.extend([a[2]] * k)
+                held += k
+        busy += held
+        steps += 1
+        for a in active:
+            left = [r - 1 for r in a[4:] if r > 1]
+            held -= len(a) - 4 - len(left)
+            a[4:] = left
+        active = [a for a in active if a[0] or a[1] or len(a) > 4]
+    return busy / (steps * limit) if steps else 0.0
+
+
+def smallest_filling(groups: list[list[Shape]], limit: int, start: int = 1, tries: int = 400) -> tuple[int, float] | None:
+    """The fewest copies n >= ``start`` of ``groups`` (a trial's cells, or a unit's: cycled) whose plan
+    keeps >= PLAN of ``limit`` in flight, and that share; None when none of ``tries`` does."""
+    for n in range(start, start + tries):
+        share = simulate(in_order([s for i in range(n) for s in groups[i % len(groups)]]), limit)
+        if share >= PLAN:
+            return n, share
+    return None
 
 
 def flight(p: Prepared) -> Flight:
@@ -85,15 +162,23 @@ def flight(p: Prepared) -> Flight:
     steady_of = [w if w > 1 and p.suite.sessions(c, p.dataset, p.options) <= w else 1 for c, w in zip(cells, wide, strict=True)]
     limit = p.cfg.max_concurrency
     most, steady = min(limit, sum(wide)), min(limit, sum(steady_of))
-    units = len({c.unit for c in cells}) or 1
     available = len(p.dataset.unit_ids())
+    shapes = {c: shape(p, c) for c in cells}
+    share = simulate(in_order(list(shapes.values())), limit) if cells else 0.0
     trials = units_fill = None
-    at_fill = 0
-    if cells and packing(sum(steady_of), limit) < FILL:  # sized on the steady phase, waves included
-        per_trial = sum(steady_of) / max(1, p.cfg.trials)
-        trials = smallest_filling(per_trial, limit)
-        units_fill = smallest_filling(sum(steady_of) / units, limit)
-        at_fill = min(limit, round(trials * per_trial))
+    share_at_fill = 0.0
+    if cells and share < PLAN:
+        first = min(c.trial for c in cells)
+        found = smallest_filling([[shapes[c] for c in cells if c.trial == first]], limit)
+        if found:
+            trials, share_at_fill = found
+        per_unit: dict[str, list[Shape]] = {}
+        for c in cells:
+            per_unit.setdefault(c.unit, []).append(shapes[c])
+        # as many units as those trials hold cells, less a wave's worth: fewer would not reach the limit
+        by_units = smallest_filling(list(per_unit.values()), limit,
+                                    start=max(1, len(per_unit) * ((trials or 1) - 1)))
+        units_fill = by_units[0] if by_units else None
     alone = any(ext.model is None for ext in p.external.values())
-    return Flight(len(cells), max(wide, default=1), most, steady, limit, trials, units_fill, available, at_fill,
-                  agents_alone=alone)
+    return Flight(len(cells), max(wide, default=1), most, steady, limit, share, trials, units_fill, available,
+                  share_at_fill, agents_alone=alone)

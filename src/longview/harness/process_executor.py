@@ -23,6 +23,7 @@ waiting on a model.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import multiprocessing
 import os
 import pickle
@@ -39,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from longview.harness.cell import Cell
 from longview.harness.executor import Executor, OnCell, OnSession, rebuild, run_one
 from longview.harness.harnesses import settle
+from longview.harness.slots import PrioritySlots
 from longview.kernel.errors import ConfigError, LongviewError, RunInterrupted
 
 if TYPE_CHECKING:
@@ -249,7 +251,8 @@ async def _serve(conn: Connection, p: Prepared, root: str, sessions: int) -> Non
     loop = asyncio.get_running_loop()
     store = RunStore(Path(root))
     p.roles.ledger.journal = store.journal_usage  # straight to the run's journal: a killed driver loses nothing
-    slots = asyncio.Semaphore(sessions)
+    slots = PrioritySlots(sessions)  # this worker's share of the session slots, first cells first
+    arrivals = itertools.count()  # the driver hands out cells longest first: arrival order is the rank
     closed: asyncio.Future[None] = loop.create_future()
     tasks: set[asyncio.Task[Any]] = set()
     done_sessions, last = 0, time.monotonic()
@@ -274,10 +277,10 @@ async def _serve(conn: Connection, p: Prepared, root: str, sessions: int) -> Non
         if time.monotonic() - last > PROGRESS_EVERY:
             flush()
 
-    async def one(cell: Cell) -> None:
+    async def one(rank: int, cell: Cell) -> None:
         try:
             folder = store.start_cell(cell.key)
-            result = await run_one(p, cell, folder, slots, on_session, store)
+            result = await run_one(p, cell, folder, slots.for_cell(rank), on_session, store)
         except Exception as e:  # noqa: BLE001 (the driver raises it, as a local run would)
             try:
                 error: bytes | None = pickle.dumps(e)
@@ -296,7 +299,7 @@ async def _serve(conn: Connection, p: Prepared, root: str, sessions: int) -> Non
             if not closed.done():
                 closed.set_result(None)
             return
-        task = loop.create_task(one(p.cells[k]))
+        task = loop.create_task(one(next(arrivals), p.cells[k]))
         tasks.add(task)
         task.add_done_callback(tasks.discard)
 

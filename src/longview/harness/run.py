@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from longview.harness import registry
 from longview.harness.cell import Cell, CellOutcomes, Dataset
 from longview.harness.executor import EXECUTORS, Executor, LocalExecutor
+from longview.harness.flight import order_key
 from longview.harness.harnesses import recorded, with_harnesses
 from longview.harness.options import RunConfig
 from longview.harness.plan import (  # noqa: F401 - the run API in one place
@@ -122,11 +123,11 @@ class _Running:
         p.reported.update(recorded(p, store))  # a resume holds its new cells to the harness that ran the old
         p.roles.ledger.journal = store.journal_usage
         sessions = {c: p.suite.sessions(c, p.dataset, p.options) for c in p.cells}
-        # Longest cells first: the sweep's tail is then made of short cells.
+        # Longest cells first (flight.order_key): the sweep's tail is then made of short cells.
         # Aborted cells are not results: a resume tries them again (after an outage, say).
         retry = {key for key, _ in outcome(store).aborted}
         self.todo = sorted((c for c in p.cells if c.key in retry or not store.is_done(c.key)),
-                           key=lambda c: -sessions[c])
+                           key=lambda c: order_key(p, c))
         # Everything alive now (modules, dataset, schemas) lives to the end of the run: the cyclic
         # collector need not walk it again and again (measured: ~2% of a fresh reference run's CPU,
         # ~13% in a process that holds more; at 256 concurrent model sessions its full collections fell

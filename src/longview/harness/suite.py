@@ -143,6 +143,12 @@ class Suite(ABC, Generic[DatasetT, OptionsT, ResultT]):
         """Sessions the cell will run (progress bar; longest cells start first)."""
         return 1
 
+    def session_length(self, cell: Cell, dataset: DatasetT, options: OptionsT) -> int:
+        """How long one of the cell's sessions runs, relative to the suite's other cells (e.g. the
+        activations a timeline holds): the run starts long cells first and ``--dry-run`` plans
+        concurrency with it. Default 1: sessions of about equal length."""
+        return 1
+
     def sessions_in_flight(self, cell: Cell, dataset: DatasetT, options: OptionsT) -> int:
         """The most sessions the cell runs at once (its widest ``gather_sessions``): what
         ``--dry-run`` plans concurrency with. Default 1: sessions in order."""

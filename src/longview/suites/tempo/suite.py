@@ -148,6 +148,10 @@ class TempoSuite(Suite[ds.TempoDataset, TempoOptions, TempoCellResult]):
     def sessions_in_flight(self, cell: Cell, dataset: ds.TempoDataset, options: TempoOptions) -> int:
         return options.repeats  # repeats run at once, each its activations in order
 
+    def session_length(self, cell: Cell, dataset: ds.TempoDataset, options: TempoOptions) -> int:
+        sc = dataset.unit(cell.unit)[0]  # a run is woken by each timeline event and each timed task
+        return len(sc.events) + sum(t.at is not None for t in sc.tasks)
+
     async def run_cell(self, ctx: TempoContext) -> TempoCellResult:
         scenario, persona = ctx.dataset.unit(ctx.cell.unit)
         repeats = ctx.options.repeats
