@@ -20,11 +20,12 @@ def test_dry_run_figures_for_a_model_plan():
     f = flight(p)
     assert f.model_cells == 5 and f.per_cell == 1 and f.most == 5 and f.steady == 5
     assert f.share < 0.05  # 5 cells, one session each at a time, against 256
-    # The suggestion is the fewest trials whose plan keeps >= PLAN of the limit over the run: 5 cells
-    # a trial, so 250 cells at once (0.98); 52 would leave a second wave of a few cells.
-    assert f.trials_to_fill == 50 and f.share_at_fill >= PLAN and f.units_available == 5
+    # The suggestion is the fewest trials whose plan keeps >= PLAN of the limit over the run and lasts
+    # twice its longest cell: 5 cells a trial, so not 50 (250 cells, one wave: a run ends on the
+    # ragged ends of its cells) but 100 (500 cells: 256, then the rest as cells end; 0.98).
+    assert f.trials_to_fill == 100 and f.share_at_fill >= PLAN and f.units_available == 5
     assert f.units_to_fill is not None and f.units_to_fill > 5
-    assert "--trials 50 (the plan keeps about 98%)" in f.lines()[-1]
+    assert any("--trials 100 (the plan keeps about 98%)" in line for line in f.lines())
     # atr: a cell's test sessions run side by side; without a learning phase that is the whole cell.
     a = flight(prepare(RunConfig(suite="atr", models=["mock/echo"], units=1, variants=["oracle_target"],
                                  max_concurrency=256), dry_run=True))
@@ -48,7 +49,23 @@ def test_atr_suggestion_is_time_weighted():
 
     assert share(4) > 0.97 and share(3) < 0.97 and share(5) < share(4) - 0.1
     f = flight(prepare(RunConfig(suite="atr", models=["mock/echo"], max_concurrency=256), dry_run=True))
-    assert f.trials_to_fill == 4
+    # 4 is one wave of learning cells; 7 (420 learning cells) would run a second wave of 164: 8 (480)
+    assert f.trials_to_fill == 8
+
+
+def test_a_large_limit_suggests_more_processes(monkeypatch):
+    """One process's CPU per call queues its requests beyond ~128 in flight at 1 s a call."""
+    monkeypatch.setattr("os.cpu_count", lambda: 4)
+
+    def fl(limit: int, workers: int = 1, executor: str = "local") -> object:
+        return flight(prepare(RunConfig(suite="intents", models=["mock/echo"], max_concurrency=limit, workers=workers,
+                                        executor=executor), dry_run=True))
+
+    assert fl(256).workers == 2 and any("--workers 2" in line for line in fl(256).lines())
+    assert fl(512).workers == 4 and fl(64).workers == 1
+    assert fl(256, workers=2).workers == 1  # already asked for
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+    assert fl(256).workers == 1  # no second core to spread to
 
 
 def test_every_suite_says_how_many_sessions_a_cell_runs_at_once():
@@ -81,8 +98,8 @@ def test_simulated_share_sees_waves_lengths_and_bursts():
 
 
 def test_the_next_cell_starts_as_soon_as_any_cell_finishes(monkeypatch, tmp_path: Path):
-    """Limit 2, so 3 cells open at once (cells_in_flight); cell a is long, b and c short, d waits:
-    d must start while a still runs (with rounds it would wait for a)."""
+    """Limit 2 (2 cells open at once, cells_in_flight); cell a is long, b and c short, d waits: c
+    and then d must start while a still runs (with rounds they would wait for a)."""
     events: list[str] = []
     in_flight = peak = 0
     a_done = asyncio.Event()
@@ -113,4 +130,4 @@ def test_the_next_cell_starts_as_soon_as_any_cell_finishes(monkeypatch, tmp_path
     cells = [Cell(agent="x", variant="v", unit=u) for u in "abcd"]
     asyncio.run(asyncio.wait_for(LocalExecutor().run_cells(p, store, cells, lambda: None, lambda c, r: None), 10))
     assert events.index("start d") < events.index("end a") and a_done.is_set()
-    assert peak == 3 == cells_in_flight(2)
+    assert peak == 2 == cells_in_flight(2)

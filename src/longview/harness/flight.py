@@ -14,6 +14,8 @@ smallest that packs its waves to at least ``FILL`` of the limit.
 
 from __future__ import annotations
 
+import math
+import os
 from dataclasses import dataclass
 
 from longview.harness.cell import Cell
@@ -23,6 +25,7 @@ FILL = 0.9  # the share of the limit a suggested plan should keep in flight over
 # What the simulation must promise for that: measured runs kept 0.03-0.09 less than it (the ramp-up
 # as cells are set up, cells finishing together and scoring, turns of unequal length; docs/models.md).
 PLAN = 0.97
+HELD_BY_ONE = 128  # model requests in flight one process keeps busy at 1 s a call (see flight())
 
 
 @dataclass
@@ -39,6 +42,7 @@ class Flight:
     units_to_fill: int | None  # --units that would, when the dataset has that many
     units_available: int
     share_at_fill: float = 0.0  # the share with trials_to_fill
+    workers: int = 1  # suggested --workers (1: none suggested)
     agents_alone: bool = False  # the plan has external agents that call no model through longview
 
     def lines(self) -> list[str]:
@@ -63,6 +67,9 @@ class Flight:
                     "" if self.units_to_fill <= self.units_available
                     else f" (the dataset has {self.units_available})")
             out.append(hint + (f"; or lower --max-concurrency to {self.steady}" if self.steady < self.limit else ""))
+        if self.workers > 1:
+            out.append(f"one process spends ~2-5 ms of CPU per model call (docs/models.md): {self.limit} in flight at "
+                       f"1 s a call is {self.limit} calls/s, most of a core; --workers {self.workers} spreads the cells")
         return out
 
 
@@ -97,6 +104,10 @@ def in_order(shapes: list[Shape]) -> list[Shape]:
 
 
 def simulate(shapes: list[Shape], limit: int) -> float:
+    return stepped(shapes, limit)[0]
+
+
+def stepped(shapes: list[Shape], limit: int) -> tuple[float, int]:
     """The share of ``limit`` a plan keeps in flight over its run, stepped: cells in the given order,
     at most ``limit`` at once, the next admitted as one ends; a session holds its slot for its
     steps; each step the free slots go to the cells in order, one to a cell running its sessions in
@@ -138,15 +149,26 @@ def simulate(shapes: list[Shape], limit: int) -> float:
             held -= len(a) - 4 - len(left)
             a[4:] = left
         active = [a for a in active if a[0] or a[1] or len(a) > 4]
-    return busy / (steps * limit) if steps else 0.0
+    return (busy / (steps * limit) if steps else 0.0), steps
 
 
 def smallest_filling(groups: list[list[Shape]], limit: int, start: int = 1, tries: int = 400) -> tuple[int, float] | None:
     """The fewest copies n >= ``start`` of ``groups`` (a trial's cells, or a unit's: cycled) whose plan
-    keeps >= PLAN of ``limit`` in flight, and that share; None when none of ``tries`` does."""
+    keeps >= PLAN of ``limit`` in flight and runs at least twice as long as its longest cell, and
+    that share; None when none of ``tries`` does. A plan of one wave ends on its cells' ragged ends
+    (their turns differ in length, which the steps do not see): measured, intents' one wave of 250
+    cells kept 0.86-0.89 where the simulation promised 0.98. And what each cell keeps in flight through
+    its run must pack its waves to >= FILL: atr's 420 learning cells at 256 (``--trials 7``) ran a
+    second wave of 164 for 45 s, which the simulation, whose oracle bursts filled it, did not see."""
+    longest = max((length(s) for g in groups for s in g), default=0)
     for n in range(start, start + tries):
-        share = simulate(in_order([s for i in range(n) for s in groups[i % len(groups)]]), limit)
-        if share >= PLAN:
+        shapes = [s for i in range(n) for s in groups[i % len(groups)]]
+        # the slots the long cells (half the longest or more) keep through their run; short bursts aside
+        held = sum(s[1] if s[1] and not s[0] else 1 for s in shapes if 2 * length(s) >= longest)
+        if math.ceil(held / limit) * limit * FILL > held:  # the last wave of the long cells would run thin
+            continue
+        share, steps = stepped(in_order(shapes), limit)
+        if share >= PLAN and steps >= 2 * longest:
             return n, share
     return None
 
@@ -180,5 +202,10 @@ def flight(p: Prepared) -> Flight:
                                     start=max(1, len(per_unit) * ((trials or 1) - 1)))
         units_fill = by_units[0] if by_units else None
     alone = any(ext.model is None for ext in p.external.values())
+    # One process keeps ~128 requests in flight at 1 s a call before its own CPU (2-5 ms a call,
+    # measured) queues them; beyond that, more processes (bench_fill: tempo 0.86 -> 0.96 of 256).
+    held = limit if trials else most  # a suggested plan keeps about the limit in flight
+    workers = min(os.cpu_count() or 1, math.ceil(held / HELD_BY_ONE)) if p.cfg.executor == "local" else 1
+    workers = workers if cells and p.cfg.workers < workers else 1
     return Flight(len(cells), max(wide, default=1), most, steady, limit, share, trials, units_fill, available,
-                  share_at_fill, agents_alone=alone)
+                  share_at_fill, workers, agents_alone=alone)
