@@ -100,14 +100,6 @@ class Executor(ABC):
         """Release what ``connect`` and ``start`` brought up (called whatever happened)."""
 
 
-def cells_in_flight(sessions: int) -> int:
-    """Cells a run keeps open for ``sessions`` session slots: as many, so that finished cells land
-    early. (A quarter more, set up and waiting, was tried: the slots then rotate among more cells
-    than they can serve, every cell's next session waits behind another's, and fill fell: atr
-    ``--trials 8 --workers 2`` kept 0.74 of 256.)"""
-    return sessions
-
-
 class LocalExecutor(Executor):
     """Every cell in this process, on one asyncio loop."""
 
@@ -119,7 +111,9 @@ class LocalExecutor(Executor):
     async def run_cells(self, p: Prepared, store: RunStore, todo: list[Cell], on_session: OnSession,
                         on_cell: OnCell) -> None:
         slots = PrioritySlots(p.cfg.max_concurrency)  # sessions in flight across the run, first cells first
-        cell_slots = asyncio.Semaphore(cells_in_flight(p.cfg.max_concurrency))
+        # As many cells open as slots: finished cells land early. (A quarter more, set up and waiting,
+        # made the slots rotate among more cells than they serve: atr --trials 8 --workers 2 kept 0.74.)
+        cell_slots = asyncio.Semaphore(p.cfg.max_concurrency)
 
         async def one(rank: int, cell: Cell) -> None:
             async with cell_slots:

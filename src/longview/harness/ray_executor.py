@@ -44,7 +44,7 @@ from ray.exceptions import RayActorError, RayTaskError, WorkerCrashedError
 
 import longview.harness.ray_executor as _this
 from longview.harness.cell import Cell
-from longview.harness.executor import Executor, OnCell, OnSession, cells_in_flight, rebuild, run_one
+from longview.harness.executor import Executor, OnCell, OnSession, rebuild, run_one
 from longview.harness.harnesses import settle
 from longview.kernel.errors import ConfigError, LongviewError
 from longview.kernel.models.usage import add_summaries
@@ -320,7 +320,7 @@ class RayExecutor(Executor):
     # -- cells ----------------------------------------------------------------------------------
     async def run_cells(self, p: Prepared, store: RunStore, todo: list[Cell], on_session: OnSession,
                         on_cell: OnCell) -> None:
-        cell_slots = asyncio.Semaphore(cells_in_flight(p.cfg.max_concurrency))  # cells open, as locally
+        cell_slots = asyncio.Semaphore(p.cfg.max_concurrency)  # cells in flight, as locally
         self.locks = [asyncio.Lock() for _ in self.workers]
         load = self.load = [0] * len(self.workers)
         reported = 0
