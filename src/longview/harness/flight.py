@@ -8,8 +8,9 @@ keeps that many in flight throughout; others keep one while their sessions run i
 agents' cells call no model unless a suite role does. The executor admits the next cell as soon as
 any cell finishes (no rounds), so the plan's cells bound what is in flight, not the batching; but
 cells of about equal length run in waves of ``limit``, so a plan of 270 one-request cells at a limit
-of 256 keeps 256 and then 14 (about half the limit over the run): the suggested ``--trials`` is the
-smallest that packs its waves to at least ``FILL`` of the limit.
+of 256 keeps 256 and then 14 (about half the limit over the run). :func:`simulate` steps the plan
+through the harness's order and slot rules to say what it keeps; the suggested ``--trials`` is the
+fewest whose simulated plan keeps ``PLAN`` of the limit with the margins :func:`smallest_filling` gives.
 """
 
 from __future__ import annotations
