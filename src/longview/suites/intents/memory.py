@@ -15,7 +15,11 @@ from longview.kernel.models.secrets import redact
 from longview.kernel.tools import Toolkit
 from longview.memory.base import MemorySnapshot, render_session
 
-CONTEXT_CHARS = 60_000  # the most recent part of the memory file shown to the agent
+CONTEXT_CHARS = 60_000  # at most this much of the memory file's end is shown to the agent
+# When the file outgrows the limit, the shown part's start moves in steps of a quarter of it (and on to
+# the next session's header), not every session: between steps each session's system prompt is the
+# previous one's plus the newest session, a prefix a server's cache keeps.
+STEPS = 4
 
 
 class FileMemory:
@@ -37,7 +41,7 @@ class FileMemory:
 
     def context(self, query: str = "") -> str:
         text = self.path.read_text(encoding="utf-8")
-        return text[-self.limit:] if len(text) > self.limit else text
+        return text[window_start(text, self.limit):]
 
     def tools(self) -> Toolkit | None:
         return None
@@ -48,3 +52,15 @@ class FileMemory:
     def restore(self, snap: MemorySnapshot) -> None:
         text, self.count = snap
         self.path.write_text(redact(text), encoding="utf-8")
+
+
+def window_start(text: str, limit: int) -> int:
+    """Where the shown part of a memory file of ``text`` begins: 0 while it fits in ``limit``; else
+    the first session header at or after the smallest multiple of ``limit // STEPS`` that leaves at
+    most ``limit`` characters (a session longer than a step leaves less)."""
+    if len(text) <= limit:
+        return 0
+    step = max(1, limit // STEPS)
+    cut = -(-(len(text) - limit) // step) * step
+    head = text.find("\n<!-- ", cut - 1)  # a header opens a line: observe() writes each session so
+    return head + 1 if head >= 0 else cut
