@@ -180,13 +180,13 @@ def flight(p: Prepared) -> Flight:
     roles_call_models = bool(p.cfg.role_models)
     # External agents on their own call no model through longview (a harness with --model does).
     cells = [c for c in p.cells if roles_call_models or calls_model(p, c.agent)]
-    wide = [max(1, int(p.suite.sessions_in_flight(c, p.dataset, p.options))) for c in cells]
+    shapes = {c: shape(p, c) for c in cells}
+    wide = [s[1] or 1 for s in shapes.values()]
     # A cell whose sessions all run at once keeps them in flight throughout; others one at a time.
-    steady_of = [w if w > 1 and p.suite.sessions(c, p.dataset, p.options) <= w else 1 for c, w in zip(cells, wide, strict=True)]
+    steady_of = [s[1] if s[1] and not s[0] else 1 for s in shapes.values()]
     limit = p.cfg.max_concurrency
     most, steady = min(limit, sum(wide)), min(limit, sum(steady_of))
     available = len(p.dataset.unit_ids())
-    shapes = {c: shape(p, c) for c in cells}
     share = simulate(in_order(list(shapes.values())), limit) if cells else 0.0
     trials = units_fill = None
     share_at_fill = 0.0
