@@ -120,21 +120,29 @@ class ToolSpammer:
         return AssistantTurn(tool_calls=[_call(obs, 0, FINISH_SESSION.name, {})])
 
 
-class AskEverything:
-    """In learning, asks a default-choice question about every offered tool at once, every turn;
-    in tests it finishes without acting (it only asked)."""
-
-    name = "probe:ask-all"
+class _OnlyAsks:
+    """In learning, sends the user :meth:`question` every turn; in tests it finishes without acting."""
 
     def __init__(self, cell: Any = None) -> None:
         pass
 
+    def question(self, obs: Observation) -> str:
+        raise NotImplementedError
+
     async def act(self, obs: Observation) -> AssistantTurn:
         if not _learning(obs):
             return AssistantTurn(tool_calls=[_call(obs, 0, FINISH_SESSION.name, {})])
+        return AssistantTurn(tool_calls=[_call(obs, 0, SEND_TO_USER.name, {"output": self.question(obs), "reason": "ask"})])
+
+
+class AskEverything(_OnlyAsks):
+    """Asks a default-choice question about every offered tool at once (and in tests only finishes)."""
+
+    name = "probe:ask-all"
+
+    def question(self, obs: Observation) -> str:
         domain = obs.session_id.split("_")[0]
-        qs = " ".join(targeted_question(domain, fn["name"]) for fn in _domain_tools(obs))
-        return AssistantTurn(tool_calls=[_call(obs, 0, SEND_TO_USER.name, {"output": qs, "reason": "ask"})])
+        return " ".join(targeted_question(domain, fn["name"]) for fn in _domain_tools(obs))
 
 
 class RephrasedOracle:
@@ -230,23 +238,17 @@ def paraphrase(system: str, session: Any, k: int) -> str | None:
     return OPEN_ASKS[k % FORMS].format(act=act, noun=rest[-1] if rest else "option")
 
 
-class SlotStuffer:
-    """In learning, one standing-rule question that names every offered tool with every cue of a
-    decision (pick which one, check with you first, all enum values), every turn; in tests it finishes
-    without acting. Aimed at a Classifier that credits naming a rule's slot: naming all is naming none."""
+class SlotStuffer(_OnlyAsks):
+    """One standing-rule question that names every offered tool with every cue of a decision (pick
+    which one, check with you first, all enum values). Aimed at a Classifier that credits naming a
+    rule's slot: naming all is naming none."""
 
     name = "probe:slot-stuffer"
 
-    def __init__(self, cell: Any = None) -> None:
-        pass
-
-    async def act(self, obs: Observation) -> AssistantTurn:
-        if not _learning(obs):
-            return AssistantTurn(tool_calls=[_call(obs, 0, FINISH_SESSION.name, {})])
+    def question(self, obs: Observation) -> str:
         tools = _domain_tools(obs)
         values = [v.replace("_", " ") for fn in tools for spec in fn.get("parameters", {}).get("properties", {}).values()
                   for v in spec.get("enum", [])]
         acts = ", ".join(fn["name"].replace("_", " ") for fn in tools)
-        q = (f"Going forward, whenever I {acts}, which one should I pick ({', '.join(values) or 'any'}), and should I "
-             f"check with you first?")
-        return AssistantTurn(tool_calls=[_call(obs, 0, SEND_TO_USER.name, {"output": q, "reason": "ask"})])
+        return (f"Going forward, whenever I {acts}, which one should I pick ({', '.join(values) or 'any'}), and should I "
+                f"check with you first?")
