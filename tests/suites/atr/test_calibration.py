@@ -46,8 +46,8 @@ def scripts():
 
 
 def test_router_set_shape():
-    assert len(ROUTER_SET) == 60
-    assert sum(r.label for r in ROUTER_SET) == 28
+    assert len(ROUTER_SET) == 72
+    assert sum(r.label for r in ROUTER_SET) == 34
     kinds = {r.kind for r in ROUTER_SET}
     assert kinds == (POSITIVE_KINDS - {"release_positive"}) | {
         "current_task_question", "declarative_offer", "status_update", "quoted_draft", "recall"
@@ -135,21 +135,20 @@ def test_missing_and_empty_files_are_data_errors(tmp_path):
 
 async def test_embedded_router_figures():
     cal = await calibrate_router(KeywordRouter())
-    assert cal.router == "embedded:keyword-router@2"
-    assert (cal.n, cal.tp, cal.fp, cal.tn, cal.fn, cal.faults) == (60, 24, 1, 31, 4, 0)
-    assert cal.precision == pytest.approx(24 / 25)
-    assert cal.recall == pytest.approx(24 / 28)
-    assert cal.accuracy == pytest.approx(55 / 60)
-    assert (cal.span_exact, cal.span_exact_rate) == (23, pytest.approx(23 / 24))
+    assert cal.router == "embedded:keyword-router@3"
+    assert (cal.n, cal.tp, cal.fp, cal.tn, cal.fn, cal.faults) == (72, 30, 1, 37, 4, 0)
+    assert cal.precision == pytest.approx(30 / 31)
+    assert cal.recall == pytest.approx(30 / 34)
+    assert cal.accuracy == pytest.approx(67 / 72)
+    assert (cal.span_exact, cal.span_exact_rate) == (30, pytest.approx(1.0))
     assert cal.by_kind() == {
-        "standing_rule_ask": (19, 20), "soft_standing_rule_ask": (5, 8), "current_task_question": (10, 10),
-        "declarative_offer": (6, 7), "status_update": (5, 5), "quoted_draft": (5, 5), "recall": (5, 5),
+        "standing_rule_ask": (25, 26), "soft_standing_rule_ask": (5, 8), "current_task_question": (13, 13),
+        "declarative_offer": (7, 8), "status_update": (6, 6), "quoted_draft": (5, 5), "recall": (6, 6),
     }
     wrong = {o.id for o in cal.outcomes if not o.correct}
     # misses: no marker word (rt016), soft asks without an invitation phrase; rt042 is a generic offer
     assert wrong == {"rt016", "rt025", "rt026", "rt028", "rt042"}
-    inexact = {o.id for o in cal.errors()} - wrong
-    assert inexact == {"rt017"}  # markdown bold dropped from the span
+    assert {o.id for o in cal.errors()} == wrong  # every span verbatim, markdown bold (rt017) included
 
 
 FALSE_HITS = {"cl068"}  # "all your emails" is wider than the rule's client scope
@@ -254,7 +253,7 @@ async def test_llm_router_answering_from_gold_is_perfect(scripts):
     cal = await calibrate_router(LLMRouter(scripts("cal-router-gold", answer), GenParams()))
     assert cal.router == "llm:mock/cal-router-gold"
     assert cal.precision == cal.recall == cal.accuracy == 1.0
-    assert cal.span_exact == cal.tp == 28 and cal.errors() == []
+    assert cal.span_exact == cal.tp == 34 and cal.errors() == []
 
 
 async def test_llm_classifier_answering_from_gold_is_perfect(scripts):
@@ -328,8 +327,8 @@ async def test_tables_render():
     for t in render(r) + render(c):
         console.print(t)
     out = console.export_text()
-    assert "Router calibration · embedded:keyword-router@2 · 60 rows" in out
-    assert "23/24 (0.958)" in out and "0.960" in out and "5/8" in out
+    assert "Router calibration · embedded:keyword-router@3 · 72 rows" in out
+    assert "30/30 (1.000)" in out and "0.968" in out and "5/8" in out
     assert "Classifier calibration · embedded:decision-classifier@5 · 68 rows" in out
     assert "0.957" in out and "0.667" in out and "0.824" in out
     assert "Router disagreements" in out and "Classifier disagreements" in out
@@ -411,3 +410,39 @@ def test_release_set_with_a_gold_outside_the_pool_is_a_data_error(tmp_path):
     f.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     with pytest.raises(DataError, match="gold_rule_id"):
         calibrate(TopicClassifier(), f"atrbench:{root}")
+
+
+# --- the embedded Router's spans: verbatim from the message, whatever quotes and brackets it holds ---
+# (shapes found in the release's router set where @2 cut a span short or merged two sentences; our wording)
+
+@pytest.mark.parametrize(("output", "span"), [
+    # two short quoted names: quotes pair left to right, so the sentence between them is not blanked
+    ('I labelled the club\'s note "Hikes" and starred it. Would you like me to automatically apply the "Hikes" '
+     'label to all future notes from the club?',
+     'Would you like me to automatically apply the "Hikes" label to all future notes from the club?'),
+    # an aside in brackets ends after its end mark: the bracket belongs to the span
+    ("Sent. (And whenever you like, let me know if I should flag sign-up deadlines in the future!)",
+     "(And whenever you like, let me know if I should flag sign-up deadlines in the future!)"),
+    # an abbreviation inside the question does not end it
+    ("Filed. For future reports, do you prefer them grouped by type (e.g., photos, invoices) by default?",
+     "For future reports, do you prefer them grouped by type (e.g., photos, invoices) by default?"),
+    # markdown bold around the question stays in the span
+    ("Booked.\n\n**Going forward, should I always pick the earliest train?**",
+     "**Going forward, should I always pick the earliest train?**"),
+    # a long quoted draft is content, not the question; the question after it is found whole
+    ('Draft: "Could you send the minutes to everyone by default from now on?" For future minutes, should I '
+     'always send the draft to you first?',
+     "For future minutes, should I always send the draft to you first?"),
+])
+async def test_router_spans_are_verbatim(output, span):
+    v = await KeywordRouter().route(output, "")
+    assert v.is_rule_question and v.span == span and span in output
+
+
+@pytest.mark.parametrize("output", [
+    "Since you mentioned you like quiet rooms, I asked for one away from the lift. Does that suit you?",
+    "Would you like me to automatically fill in the form for this reservation?",
+    'Here is the note: "Hi Sam, would you be up for carpooling every week going forward?" Send it?',
+])
+async def test_router_negatives_stay_negative(output):
+    assert not (await KeywordRouter().route(output, "")).is_rule_question

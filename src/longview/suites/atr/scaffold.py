@@ -44,15 +44,22 @@ class Classifier(Protocol):
 
 # --- embedded Router -------------------------------------------------------------------------
 
-# Phrases that make a sentence about the user's future/default behaviour rather than this task.
+# Phrases that make a sentence about the user's future/default behaviour rather than this task:
+# time markers, habits, automation (a standing rule that something happens without asking), a
+# habitual preference ("do you have a preferred ...") and a class of cases ("trips like this").
 _FUTURE = re.compile(
-    r"\b(in (the )?future|future|going forward|from now on|from here on|by default|default|in general|"
-    r"generally|usually|usual|normally|typically|always|next time|standing|whenever|every time|each time|"
-    r"as a rule|rule of thumb|go-to|stick with|later sessions?)\b",
+    r"\b(in (the )?future|future|going forward|moving forward|from now on|from here on|by default|default|"
+    r"in general|generally|usually|usual|normally|typically|always|next time|standing|whenever|every time|"
+    r"each time|as a rule|rule of thumb|go-to|stick with|later sessions?|"
+    r"automatically|periodically|regularly|routinely|"
+    r"(do|if) you have (a|any) (preferred|general|standard|usual|favou?rite)|(a|any) (general|standing) preference|"
+    r"\w{3,}s like (this|these))\b",
     re.IGNORECASE,
 )
-# Markers strong enough to outweigh a mention of the current task ("for this trip, and in future...").
-_STRONG_FUTURE = re.compile(r"\b(in (the )?future|future|going forward|from now on|from here on|next time|as a rule)\b", re.I)
+# Markers strong enough to outweigh a mention of the current task ("for this trip, and in future...")
+# or of what the user said before ("since you mentioned X, for future files, ...").
+_STRONG_FUTURE = re.compile(r"\b(in (the )?future|future|going forward|moving forward|from now on|from here on|"
+                            r"next time|as a rule)\b", re.I)
 # Recall of something already known is not an ask (App. B.2).
 _RECALL = re.compile(
     r"\b(as you (said|mentioned|told me)|you (said|mentioned|told me)|last time you|you('ve| have) told me|"
@@ -60,27 +67,55 @@ _RECALL = re.compile(
     re.I,
 )
 # The sentence is about the task at hand.
-_CURRENT = re.compile(r"\b(this (order|trip|thread|stay|search|one|booking|call|time)|for (today|tonight|tomorrow))\b", re.I)
+_CURRENT = re.compile(r"\b(this (order|trip|thread|stay|search|one|booking|call|time|flight|reservation|appointment|"
+                      r"meeting|event|email|message|draft|file|document|item)|for (today|tonight|tomorrow))\b", re.I)
 # Invitations that ask without a question mark ("let me know if you usually...").
 _INVITE = re.compile(r"\b(let me know|tell me|say the word|i'd love to know|i wonder|is it safe to assume)\b", re.I)
-# Quoted drafts and block quotes are content the agent proposes to send, not questions to the user.
-_QUOTED = re.compile(r"\"[^\"]{10,}\"|\u201c[^\u201d]{10,}\u201d|(?<![A-Za-z])'[^']{15,}'(?![A-Za-z])|(^|\s)>[^?]*\?")
+# Quoted text is content the agent proposes to send or names, not a question to the user: quotes are
+# paired left to right; those of 10+ characters, and block quotes, are blanked before sentences are
+# read (in place, so a span is cut from the message itself, quotes and all).
+_QUOTE = re.compile(r"\"[^\"\n]*\"|\u201c[^\u201d\n]*\u201d|(?<![A-Za-z])'[^'\n]{15,}'(?![A-Za-z])|(^|\s)>[^?]*\?")
 _ABBREV = re.compile(r"\b(e\.g|i\.e|etc|Ms|Mr|Mrs|Dr|vs)\.")
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+# A sentence runs to its end mark and any closing bracket, quote or bold mark right after it.
+_CLOSING = ")]\"'\u201d\u2019*"
+_SENTENCE = re.compile(rf"[^.!?\n]+(?:[.!?]+[{re.escape(_CLOSING)}]*)?")
+_BLANK = "\x01"  # stands for a masked character; never sentence punctuation
 
 
-def _sentences(text: str) -> list[str]:
-    # Protect abbreviation dots so "e.g." does not end a sentence; restore them in the span.
-    masked = _ABBREV.sub(lambda m: m.group(0).replace(".", "\0"), text)
-    return [m.group(0).replace("\0", ".").strip() for m in _SENTENCE.finditer(masked) if m.group(0).strip()]
+def _masked(text: str) -> str:
+    """``text`` with long quotes blanked and abbreviation dots protected, character for character."""
+    out = list(text)
+    for m in _QUOTE.finditer(text):
+        if m.group(0).startswith(("\"", "\u201c")) and len(m.group(0)) < 12:
+            continue  # a short quote names a thing ("Pending"), its words stay readable
+        out[m.start():m.end()] = _BLANK * (m.end() - m.start())
+        if m.group(0)[-2:-1] in (".", "!", "?"):  # a quote that ends a sentence still ends it
+            out[m.end() - 2:m.end()] = m.group(0)[-2:]
+    for m in _ABBREV.finditer(text):  # every dot of "e.g."
+        for i in range(m.start(), m.end()):
+            out[i] = _BLANK if text[i] == "." else out[i]
+    return "".join(out)
+
+
+def _sentences(text: str) -> list[tuple[str, str]]:
+    """(sentence as read, sentence verbatim from ``text``) for each sentence, long quotes blanked in
+    the first."""
+    masked = _masked(text)
+    out = []
+    for m in _SENTENCE.finditer(masked):
+        read = m.group(0).replace(_BLANK, " ")
+        if read.strip():
+            lead = len(m.group(0)) - len(m.group(0).lstrip())
+            out.append((read.strip(), text[m.start() + lead:m.end()].rstrip()))
+    return out
 
 
 class KeywordRouter:
     """Positive when a question (or an explicit invitation to answer) carries a future/default
-    marker and is neither a recall, a quoted draft, nor about the current task; span = that
-    sentence verbatim."""
+    marker and is neither a recall nor about the current task (unless a strong future marker says
+    it is about later too), quoted text aside; span = that sentence verbatim."""
 
-    name = "embedded:keyword-router@2"
+    name = "embedded:keyword-router@3"
 
     async def route(self, output: str, reason: str) -> RouteVerdict:
         # `reason` is auxiliary intent only; the visible text alone decides (App. C.1 review rule).
@@ -90,15 +125,13 @@ class KeywordRouter:
 
 @lru_cache(maxsize=4096)  # reference agents say the same words in every cell of a persona
 def _question_span(output: str) -> str | None:
-    visible = _QUOTED.sub(" ", output)
-    for sent in _sentences(visible):
-        asks = sent.endswith("?") or bool(_INVITE.search(sent))
-        if not asks or not _FUTURE.search(sent) or _RECALL.search(sent):
+    for sent, verbatim in _sentences(output):
+        asks = sent.rstrip(_CLOSING).endswith("?") or bool(_INVITE.search(sent))
+        if not asks or not _FUTURE.search(sent):
             continue
-        if _CURRENT.search(sent) and not _STRONG_FUTURE.search(sent):
+        if (_RECALL.search(sent) or _CURRENT.search(sent)) and not _STRONG_FUTURE.search(sent):
             continue
-        span = sent.strip("* ")
-        return span if span in output else sent
+        return verbatim
     return None
 
 
