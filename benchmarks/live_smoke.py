@@ -29,6 +29,7 @@ slice's turn cap and output cap keep a 0.5B model on 2 shared CPU cores to minut
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import time
@@ -81,7 +82,10 @@ def run_suite(name: str, args: argparse.Namespace) -> dict[str, Any]:
     result = harness.outcome(store)
     usage = store.manifest().usage
     agent = (usage.get("roles") or {}).get(AGENT, {})
-    line = headline(load_run(store.root), suite, spec, args.model)
+    run = load_run(store.root)
+    line = headline(run, suite, spec, args.model)
+    if line.get("floor") is None:  # the references agree on this slice: the bound is still their value
+        line["floor"], line["ceiling"] = reference_bounds(run.scorecard, line.get("metric", "").split(" · ")[0])
     checks = {
         "0 aborted cells": not result.aborted,
         "usage counted": agent.get("calls", 0) > 0 and agent.get("input_tokens", 0) > 0 and agent.get("output_tokens", 0) > 0,
@@ -99,13 +103,22 @@ def run_suite(name: str, args: argparse.Namespace) -> dict[str, Any]:
 
 def trim_prefs(ds: Any, sessions: int, probes: int) -> Any:
     """The first user's first ``sessions`` ordinary sessions and ``probes`` final probes, without its
-    change events (so no pre-event probes): the same for the reference agents and the model. Built in
-    memory, past the file loader's completeness checks, for this smoke check only."""
+    change events (so no pre-event probes): the same for the reference agents and the model. The
+    probes alternate between targets that differ from the attribute's habit and targets that match
+    it, so the habit-following reference agents score below the ceiling and the slice has a floor.
+    Built in memory, past the file loader's completeness checks, for this smoke check only."""
+    from longview.suites.prefs.model import taxonomy
+
     ud = ds.users[0].model_copy(deep=True)
     ud.user.changes = []
     ud.pre_probes = []
     ud.sessions = [s for s in ud.sessions if s.kind != "change"][:sessions]
-    ud.final_probes = ud.final_probes[:probes]
+    habit = [ud.user.target(p.context, p.attribute, p.day) == taxonomy().attribute(p.attribute).habit
+             for p in ud.final_probes]
+    differ = [p for p, h in zip(ud.final_probes, habit, strict=True) if not h]
+    same = [p for p, h in zip(ud.final_probes, habit, strict=True) if h]
+    picked = [p for pair in itertools.zip_longest(differ, same) for p in pair if p is not None][:probes]
+    ud.final_probes = [p for p in ud.final_probes if p in picked]  # dataset order
     return ds.model_copy(update={"users": [ud]})
 
 
@@ -125,6 +138,16 @@ def trim_intents(ds: Any, unit: str) -> Any:
     first = next(s for s in ep.sessions if not s.depends_on
                  and any(h.recoverable_from == "workspace" for h in s.hidden_intents))
     return dataclasses.replace(ds, episodes={unit: ep.model_copy(update={"sessions": [first]})})
+
+
+def reference_bounds(scorecard: dict[str, Any], metric: str) -> tuple[float | None, float | None]:
+    """(floor, ceiling): the worst and best reference agent's value of ``metric``, equal or not."""
+    refs = [r["metrics"][metric] for r in scorecard.get("rows", [])
+            if r["agent"].startswith("ref:") and isinstance(r["metrics"].get(metric), (int, float))]
+    if not refs:
+        return None, None
+    hib = (scorecard.get("metrics") or {}).get(metric, {}).get("higher_is_better", True)
+    return (min(refs), max(refs)) if hib else (max(refs), min(refs))
 
 
 def _within(line: dict[str, Any]) -> bool:
