@@ -261,7 +261,7 @@ class Timeline:
                 world.add(rec)
             memory = fork_memory(self.memory)
             agent = self.agent.fork() if hasattr(self.agent, "fork") else self.agent
-            sim = self.sim.model_copy(deep=True)
+            sim = self.sim.fork()
             sid = scene.sid if repeat == 0 else f"{scene.sid}~r{repeat}"
             r, core, outcome, proto = await self.session(scene, world, memory, sim, agent, probe=True, session_id=sid)
         attr = taxonomy().attribute(scene.attribute)

@@ -15,7 +15,7 @@ import random
 import re
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from longview.kernel.stats import seed_from
 from longview.suites.prefs.checks import observe
@@ -35,6 +35,8 @@ CONTEXT_PHRASE = {"work": "for work things", "personal": "for my own life outsid
 class SimEntry(BaseModel):
     """One dated entry of the simulator's memory (how the PA treated the user; no task details)."""
 
+    model_config = ConfigDict(frozen=True)  # appended, never changed: a fork shares them
+
     day: IsoDate = Field(description="ISO date.")
     context: str = Field(description="work / personal.")
     attribute: str = Field(description="Attribute the session exercised.")
@@ -44,6 +46,11 @@ class SimEntry(BaseModel):
 
 class SimState(BaseModel):
     entries: list[SimEntry] = Field(default_factory=list, description="Dated entries, oldest first.")
+
+    def fork(self) -> SimState:
+        """An independent state for a probe branch: its own list of the same (frozen) entries. A deep
+        copy per probe cost more CPU than the model call it served (profiled)."""
+        return SimState.model_construct(entries=list(self.entries))
 
     def mismatches(self, context: str, attribute: str) -> int:
         return sum(e.context == context and e.attribute == attribute and e.outcome == "corrected" for e in self.entries)
