@@ -21,6 +21,7 @@ once; after that every item counts NO and is counted missing.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
@@ -261,6 +262,23 @@ class IntentJudges:
         return v
 
 
+def merge_turns(turns: list[Verdicts]) -> Verdicts:
+    """Per-turn gradings as one: an item is met when any turn's grading says yes (π-Bench's merge).
+    An item no turn met and some turn left out or garbled is ``missing`` (NO, and counted)."""
+    ids = list(dict.fromkeys(k for v in turns for k in v.labels))
+    out = Verdicts(labels={})
+    for i in ids:
+        yes = next((n for n, v in enumerate(turns, 1) if v.labels.get(i)), None)
+        out.labels[i] = yes is not None
+        if yes is not None:
+            out.reasons[i] = f"turn {yes}: {turns[yes - 1].reasons.get(i, '')}".rstrip(": ")
+        else:
+            out.reasons[i] = turns[-1].reasons.get(i, "")
+            if any(i in v.missing for v in turns):
+                out.missing.append(i)
+    return out
+
+
 def rubric_payload(items: list[ChecklistItem], ev: Evidence, transcript: list[dict[str, Any]], profile: str,
                    intents: list[HiddenIntent] | None = None,
                    start: dict[str, list[dict[str, Any]]] | None = None) -> dict[str, Any]:
@@ -273,11 +291,20 @@ def rubric_payload(items: list[ChecklistItem], ev: Evidence, transcript: list[di
 
 
 class RubricJudge:
-    """Checklist items without a deterministic check."""
+    """Checklist items without a deterministic check. ``per_turn``: grade the session as it stood
+    after each reply and count an item met when any of those gradings says so (π-Bench's
+    evaluator); otherwise one grading of the whole session at its end."""
 
-    def __init__(self, model: LLMJudge | None = None) -> None:
-        self.model = model
-        self.name = model.name if model else "embedded:proxy"
+    def __init__(self, model: LLMJudge | None = None, per_turn: bool = False) -> None:
+        self.model, self.per_turn = model, per_turn
+        self.name = (model.name + ("@each-turn" if per_turn else "")) if model else "embedded:proxy"
+
+    async def grade(self, end: dict[str, Any], turns: list[dict[str, Any]]) -> Verdicts:
+        """The model's verdicts on a session: on ``end`` alone, or per turn merged (a session the
+        assistant never replied in has no turn: its end is its one grading)."""
+        if not self.per_turn or not turns:
+            return await self.ask(end)
+        return merge_turns(list(await asyncio.gather(*(self.ask(t) for t in turns))))
 
     def embedded(self, items: list[ChecklistItem], ev: Evidence) -> Verdicts:
         """Each item's proxy check over ``ev``, or not judged (None) when it has none."""

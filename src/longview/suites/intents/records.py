@@ -33,6 +33,9 @@ class RubricInput(BaseModel):
                                     "or not a model judged.")
     proxy: dict[str, bool] = Field(default_factory=dict, description="Rubric item id -> its embedded proxy's label "
                                    "(items with a proxy only), for the agreement of a model judge with the proxy.")
+    turns: list[dict[str, Any]] = Field(default_factory=list, description="With -S rubric_turns=each: the same input "
+                                        "as the session stood after each reply of the assistant (conversation, calls "
+                                        "and state up to then), each graded on its own; empty otherwise.")
 
 
 class SessionRecord(BaseModel):

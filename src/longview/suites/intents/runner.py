@@ -63,6 +63,7 @@ class Components:
     rubric: RubricJudge = field(default_factory=RubricJudge)
     wording: Wording = field(default_factory=VerbatimWording)
     rule_mode: RuleMode = "reference"
+    rubric_turns: bool = False  # -S rubric_turns=each: keep (and grade) the rubric input after every reply
 
 
 class ReplyCap:
@@ -179,7 +180,7 @@ async def run_episode(ctx: CellContext, ds: IntentsDataset, comps: Components, *
         tools = RecordingToolkit(AppsToolkit(state, workspace, apps=apps, allow=allow))
         user = TwoStageUser(session, profile=ep.persona.profile, judges=comps.judges, tools=tools, state=state,
                             workspace=workspace, wording=comps.wording, rule=rule_evidence(session, comps, workspace),
-                            rule_only=rule_only)
+                            rule_only=rule_only, rubric_turns=comps.rubric_turns)
         trace = ctx.trace(session.id)
         try:
             capped = ReplyCap(user, ctx.max_turns)
@@ -254,9 +255,11 @@ async def add_judged_criteria(rec: SessionRecord, session: Session, user: TwoSta
     payload = rubric_payload(rubric, ev, user.transcript, ep.persona.profile, session.hidden_intents,
                              start=user.start_records)
     rec.rubric_input = RubricInput(payload=payload, proxy={c.id: user.proxy_met.get(c.id, False)
-                                                           for c in rubric if c.proxy is not None})
+                                                           for c in rubric if c.proxy is not None},
+                                   turns=user.turn_payloads)
     if comps.rubric.model is not None:
-        apply_rubric_verdicts(rec, session, await comps.rubric.ask(payload), comps.rubric.name)
+        v = await comps.rubric.grade(payload, user.turn_payloads)
+        apply_rubric_verdicts(rec, session, v, comps.rubric.name)
         return
     # A proxy over the reply alone ("tells the user what was done") is a claim: it counts only once
     # some deterministic or rule criterion of the session is met, so saying "done" earns nothing.

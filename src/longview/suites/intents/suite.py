@@ -64,6 +64,10 @@ class IntentsOptions(BaseModel):
     sessions: int = Field(default=0, ge=0, description="Run only the first N sessions of each episode (0: all).")
     no_history: bool = Field(default=False, description="The ablation alone: run the no_history variant (every "
                              "session starts with an empty memory) instead of each agent's default.")
+    rubric_turns: Literal["end", "each"] = Field(
+        default="end", description="Rubric items with a judge model: end (one grading of the whole session) or each "
+        "(π-Bench's evaluator: a grading of the session as it stood after each reply, an item met when any says so; "
+        "one judge call per reply).")
 
 
 class IntentsSuite(Suite[IntentsDataset, IntentsOptions, CellRecord]):
@@ -124,13 +128,13 @@ class IntentsSuite(Suite[IntentsDataset, IntentsOptions, CellRecord]):
 
     def components(self, roles: Roles, options: IntentsOptions) -> Components:
         opts = options if isinstance(options, IntentsOptions) else IntentsOptions()
-        comps = Components(rule_mode=opts.rule_mode)
+        comps = Components(rule_mode=opts.rule_mode, rubric_turns=opts.rubric_turns == "each")
         judge = roles.client("judge")
         if judge is not None:
             p = roles.params("judge")
             comps.judges = IntentJudges(LLMJudge(judge, p, SATISFACTION_PROMPT, Decisions, "judge"),
                                         LLMJudge(judge, p, TARGETED_PROMPT, Decisions, "judge"))
-            comps.rubric = RubricJudge(LLMJudge(judge, p, RUBRIC_PROMPT, Decisions, "judge"))
+            comps.rubric = RubricJudge(LLMJudge(judge, p, RUBRIC_PROMPT, Decisions, "judge"), per_turn=comps.rubric_turns)
         user = roles.client("user")
         if user is not None:
             comps.wording = ModelWording(user, roles.params("user"), USER_PROMPT)
@@ -153,7 +157,8 @@ class IntentsSuite(Suite[IntentsDataset, IntentsOptions, CellRecord]):
         client = roles.client("judge")
         if client is None:
             raise ConfigError("rescore of intents needs a judge model (--judge-model)")
-        rubric = RubricJudge(LLMJudge(client, roles.params("judge"), RUBRIC_PROMPT, Decisions, "judge"))
+        rubric = RubricJudge(LLMJudge(client, roles.params("judge"), RUBRIC_PROMPT, Decisions, "judge"),
+                             per_turn=options.rubric_turns == "each")
         cell = CellRecord.model_validate_json(result)
         if cell.status != "complete" or cell.not_run:
             return result  # no session ran
@@ -168,7 +173,8 @@ class IntentsSuite(Suite[IntentsDataset, IntentsOptions, CellRecord]):
                               "judge reads (made before longview kept it); run it again to judge it")
 
         async def one(rec: Any, session: Any) -> None:
-            apply_rubric_verdicts(rec, session, await rubric.ask(rec.rubric_input.payload), rubric.name)
+            v = await rubric.grade(rec.rubric_input.payload, rec.rubric_input.turns)
+            apply_rubric_verdicts(rec, session, v, rubric.name)
 
         await asyncio.gather(*(one(r, s) for r, s in todo))
         return cell.model_dump_json(indent=1)

@@ -20,7 +20,7 @@ from longview.kernel.session import ControlResult, UserTurn
 from longview.kernel.tools import Toolkit, ToolResult, ToolSpec
 from longview.kernel.trace import TraceWriter
 from longview.suites.intents.evidence import COLLECTIONS, CallRecord, Evidence, records, run_check
-from longview.suites.intents.judge import IntentJudges, Verdicts
+from longview.suites.intents.judge import IntentJudges, Verdicts, rubric_payload
 from longview.suites.intents.records import CriterionOutcome, IntentOutcome, SessionRecord
 from longview.suites.intents.rule_evidence import RuleEvidence
 from longview.suites.intents.schema import Session
@@ -70,7 +70,7 @@ class TwoStageUser:
 
     def __init__(self, session: Session, *, profile: str, judges: IntentJudges, tools: RecordingToolkit,
                  state: AppsState, workspace: Path, wording: Wording | None = None,
-                 rule: RuleEvidence | None = None, rule_only: bool = False) -> None:
+                 rule: RuleEvidence | None = None, rule_only: bool = False, rubric_turns: bool = False) -> None:
         self.session, self.profile, self.judges, self.tools = session, profile, judges, tools
         self.state, self.workspace, self.rule = state, workspace, rule
         self.start_records = {c: records(state, c) for c in COLLECTIONS}  # the rubric judge sees the change
@@ -87,6 +87,9 @@ class TwoStageUser:
         self.replies: list[str] = []
         self.transcript: list[dict[str, Any]] = [{"role": "user", "text": session.request}]
         self.agreement: list[tuple[str, bool, bool]] = []
+        # -S rubric_turns=each: the rubric judge's input as the session stands after each reply
+        self.rubric_turns = rubric_turns and any(c.check is None for c in session.checklist)
+        self.turn_payloads: list[dict[str, Any]] = []
 
     # --- SessionProtocol -------------------------------------------------------------------
     def filter_batch(self, calls: list[ToolCall], turn: int, trace: TraceWriter) -> list[ToolCall]:
@@ -111,6 +114,8 @@ class TwoStageUser:
         n = len(self.replies)
         ev = self.evidence(scope="segment")
         self.update_checklist(ev)
+        if self.rubric_turns:
+            self.turn_payloads.append(self.rubric_input_now())
         open_ = [i for i in self.session.hidden_intents if self.status[i.id] is None]
         if open_:
             v = await self.judges.satisfied(open_, delivered, ev, self.profile, self.rule, self.tools.calls)
@@ -156,6 +161,13 @@ class TwoStageUser:
         replies = self.replies[-1:] if scope == "segment" else list(self.replies)
         return Evidence(replies=replies, calls=calls, files=snapshot_files(self.workspace), state=self.state,
                         written={_rel(w) for w in written}, context_files=list(self.session.files_read))
+
+    def rubric_input_now(self) -> dict[str, Any]:
+        """What the rubric judge reads about the session as it stands now (its items, conversation,
+        calls and state so far; built from copies, so later turns do not change it)."""
+        items = [c for c in self.session.checklist if c.check is None]
+        return rubric_payload(items, self.evidence(scope="all"), list(self.transcript), self.profile,
+                              self.session.hidden_intents, start=self.start_records)
 
     def update_checklist(self, ev: Evidence) -> None:
         by_id = {c.id: c for c in self.session.checklist}
