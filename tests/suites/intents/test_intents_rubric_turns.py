@@ -98,3 +98,24 @@ def test_each_turn_grades_every_reply_and_keeps_an_early_yes(tmp_path: Path):
     assert r.exit_code == 0, r.output
     assert len(seen) == len(seen_each)
     assert _rubric(tmp_path / "again") == _rubric(each)
+
+
+async def test_grade_adds_the_end_only_where_the_session_went_on():
+    from longview.suites.intents.judge import RubricJudge
+
+    asked: list[dict[str, Any]] = []
+
+    class Judge(RubricJudge):
+        async def ask(self, payload: dict[str, Any]) -> Verdicts:
+            asked.append(payload)
+            return Verdicts(labels={"a": payload["n"] == 1})
+
+    t1, t2, later = {"n": 1}, {"n": 2}, {"n": 3}
+    assert (await Judge(per_turn=True).grade(t2, [t1, t2])).labels == {"a": True} and asked == [t1, t2]
+    asked.clear()
+    await Judge(per_turn=True).grade(later, [t1, t2])
+    assert asked == [t1, t2, later]  # a user message or a change after the last reply is graded too
+    asked.clear()
+    assert (await Judge(per_turn=True).grade(later, [])).labels == {"a": False} and asked == [later]
+    asked.clear()
+    assert (await Judge(per_turn=False).grade(t2, [t1, t2])).labels == {"a": False} and asked == [t2]

@@ -300,11 +300,13 @@ class RubricJudge:
         self.name = (model.name + ("@each-turn" if per_turn else "")) if model else "embedded:proxy"
 
     async def grade(self, end: dict[str, Any], turns: list[dict[str, Any]]) -> Verdicts:
-        """The model's verdicts on a session: on ``end`` alone, or per turn merged (a session the
-        assistant never replied in has no turn: its end is its one grading)."""
-        if not self.per_turn or not turns:
+        """The model's verdicts on a session: on ``end`` alone, or per turn merged — the end graded
+        too where it differs from the last turn (the session went on after its last reply; a session
+        the assistant never replied in has only its end)."""
+        if not self.per_turn:
             return await self.ask(end)
-        return merge_turns(list(await asyncio.gather(*(self.ask(t) for t in turns))))
+        graded = turns if turns and turns[-1] == end else [*turns, end]
+        return merge_turns(list(await asyncio.gather(*(self.ask(t) for t in graded))))
 
     def embedded(self, items: list[ChecklistItem], ev: Evidence) -> Verdicts:
         """Each item's proxy check over ``ev``, or not judged (None) when it has none."""
