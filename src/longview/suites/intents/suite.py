@@ -232,7 +232,8 @@ class IntentsSuite(Suite[IntentsDataset, IntentsOptions, CellRecord]):
 
     def estimate(self, cells: list[Cell], dataset: IntentsDataset, roles: Roles, options: IntentsOptions) -> dict[str, tuple[int, int]]:
         """Rough --dry-run figures: per session, two agent turns per hidden intent plus three; the
-        prompt grows with the file memory (capped at 60,000 characters); judges run twice per reply."""
+        prompt grows with the file memory (capped at 60,000 characters); the intent judges run twice per
+        reply, the rubric judge once per session with rubric items (once per reply with rubric_turns=each)."""
         k = options.sessions
         agent = judge = user = 0
         a_tok = j_tok = u_tok = 0
@@ -251,6 +252,10 @@ class IntentsSuite(Suite[IntentsDataset, IntentsOptions, CellRecord]):
                 replies = 1 + len(s.hidden_intents)
                 judge += 2 * replies
                 j_tok += 2 * replies * 2500
+                if any(c.check is None for c in s.checklist):
+                    graded = replies if options.rubric_turns == "each" else 1
+                    judge += graded
+                    j_tok += graded * 5000  # conversation, calls and state so far
                 user += replies
                 u_tok += replies * 400
                 if cell.variant != "no_history":
