@@ -105,7 +105,14 @@ def test_rubric_without_model_uses_proxy_or_leaves_it_unjudged():
              ChecklistItem(id="C2", text="is polite")]
     v = asyncio.run(RubricJudge().judge(items, ev(replies=["All done."]), [], "p"))
     assert v.labels == {"C1": True, "C2": None}
-    model = _judge("rub_golden", [json.dumps({"decisions": [{"id": "C2", "yes": True, "reason": "polite"}]})])
+    # an item left out is asked again (up to 5 answers in all, as π-Bench's evaluator), verdicts kept
+    only_c2 = json.dumps({"decisions": [{"id": "C2", "yes": True, "reason": "polite"}]})
+    model = _judge("rub_golden", [only_c2] * 5)
     v = asyncio.run(RubricJudge(model).judge(items, ev(), [], "p"))
     assert v.labels == {"C1": False, "C2": True} and v.missing == ["C1"] and v.reasons["C2"] == "polite"
     unregister_script("rub_golden")
+    later = json.dumps({"decisions": [{"id": "C1", "yes": True, "reason": "said so"}, {"id": "C2", "yes": False}]})
+    model = _judge("rub_golden2", [only_c2, "not json", later])
+    v = asyncio.run(RubricJudge(model).judge(items, ev(), [], "p"))
+    assert v.labels == {"C1": True, "C2": True} and v.missing == [] and v.reasons == {"C1": "said so", "C2": "polite"}
+    unregister_script("rub_golden2")

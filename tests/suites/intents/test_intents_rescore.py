@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from longview.cli import app
 from longview.harness import run as harness
 from longview.harness.options import RunConfig
-from longview.suites.intents.judge import RUBRIC_PROMPT
+from longview.suites.intents.judge import RUBRIC_ATTEMPTS, RUBRIC_PROMPT
 from longview.testing.loopback import LoopbackServer, text_message
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "pibench"
@@ -72,7 +72,8 @@ def test_rescore_asks_only_the_rubric_judge_and_equals_a_run_with_that_judge(jud
     # only rubric requests: no agent turn, no satisfaction or targeted-question judge
     assert seen and all(b["model"] == "omit" and b["messages"][0]["content"] == RUBRIC_PROMPT for b in seen)
     cells = [json.loads(p.read_text()) for p in (judged_run / "cells").glob("*/result.json")]
-    assert len(seen) == sum(s["rubric_input"] is not None for c in cells for s in c["sessions"])
+    # 'omit' leaves an item out of every answer: each session is asked RUBRIC_ATTEMPTS times
+    assert len(seen) == RUBRIC_ATTEMPTS * sum(s["rubric_input"] is not None for c in cells for s in c["sessions"])
     # the in-session judges did not depend on the rubric judge: the rescore is the run 'omit' made
     new, want = _rows(out), _rows(direct)
     assert [x["metrics"] for x in new] == [x["metrics"] for x in want]

@@ -172,16 +172,34 @@ def read_decisions(text: str | None, ids: list[str]) -> Verdicts:
     return Verdicts(labels={i: got.get(i, False) for i in ids}, reasons=reasons, missing=missing)
 
 
-async def ask_decisions(model: LLMJudge, payload: dict[str, Any], ids: list[str]) -> Verdicts:
-    """Ask ``model``; one retry on an answer that is no verdict at all, then every item NO (counted)."""
+RUBRIC_ATTEMPTS = 5  # π-Bench's checklist evaluator asks up to 5 times (its DEFAULT_PARSE_RETRIES)
+
+
+async def ask_decisions(model: LLMJudge, payload: dict[str, Any], ids: list[str], attempts: int = 2,
+                        until_complete: bool = False) -> Verdicts:
+    """Ask ``model`` up to ``attempts`` times while its answer holds no verdict at all or, with
+    ``until_complete``, while items are still left out (verdicts already read are kept, as the
+    release's evaluator keeps them); what no answer gave counts NO and is counted as missing."""
     faults: list[str] = []
-    for trial in range(2):
+    got: Verdicts | None = None
+    for trial in range(attempts):
         text = await model.raw(payload, trial)
         try:
-            return read_decisions(text, ids)
+            v = read_decisions(text, ids)
         except ValueError as e:
             faults.append(str(e))
-    why = "no readable verdict twice: counted NO (" + " | ".join(faults)[:300] + ")"
+            continue
+        if got is None:
+            got = v
+        else:
+            for i in [i for i in got.missing if i not in v.missing]:
+                got.labels[i], got.reasons[i] = v.labels[i], v.reasons.get(i, "")
+                got.missing.remove(i)
+        if not until_complete or not got.missing:
+            return got
+    if got is not None:
+        return got
+    why = f"no readable verdict in {attempts} answers: counted NO (" + " | ".join(faults)[:300] + ")"
     return Verdicts(labels={i: False for i in ids}, reasons={i: why for i in ids}, missing=list(ids))
 
 
@@ -317,7 +335,9 @@ class RubricJudge:
         if self.model is None:
             raise ValueError("RubricJudge.ask needs a judge model")
         ids = [str(c["id"]) for c in payload.get("criteria", [])]
-        return await ask_decisions(self.model, payload, ids) if ids else Verdicts(labels={})
+        if not ids:
+            return Verdicts(labels={})
+        return await ask_decisions(self.model, payload, ids, attempts=RUBRIC_ATTEMPTS, until_complete=True)
 
     async def judge(self, items: list[ChecklistItem], ev: Evidence, transcript: list[dict[str, Any]],
                     profile: str, intents: list[HiddenIntent] | None = None,
