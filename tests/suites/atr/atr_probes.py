@@ -238,6 +238,17 @@ def paraphrase(system: str, session: Any, k: int) -> str | None:
     return OPEN_ASKS[k % FORMS].format(act=act, noun=rest[-1] if rest else "option")
 
 
+class MarkerAsker(_OnlyAsks):
+    """A content-free standing-rule question built from the Router's markers (automation, a habitual
+    preference, a class of cases, the future), naming no tool, object or choice."""
+
+    name = "probe:marker-asker"
+
+    def question(self, obs: Observation) -> str:
+        return ("Going forward, would you like me to automatically handle requests like these the way you "
+                "usually prefer, and do you have a preferred default for things like this in the future?")
+
+
 class SlotStuffer(_OnlyAsks):
     """One standing-rule question that names every offered tool with every cue of a decision (pick
     which one, check with you first, all enum values). Aimed at a Classifier that credits naming a

@@ -6,7 +6,8 @@ other words or another form are not pushed to the floor.
 Measured on the first 4 built-in personas (2026-12-02, decision-classifier@5): ref:passive TSAcc
 0.00, ref:asker 0.63 (0.15 under @4); paste-back 0.00 (RuleAsk 0); tool spam 0.07 (first enum value
 by chance on param_enum; 0.27 before the matcher's tool_identity hedge rule); ask-everything TSAcc
-0.00, AcqPrec 0.002; slot stuffer (every tool's decision cues in one question) RuleCov 0; rephrased
+0.00, AcqPrec 0.002; slot stuffer (every tool's decision cues in one question) RuleCov 0; a question
+made only of the Router's markers (keyword-router@3) RuleAsk 1, RuleCov 0, TSAcc 0; rephrased
 oracle 1.00; ref:asker's questions in six other sentence forms 0.61-0.79 each (0.065-0.62 under @4:
 forms without the rule's words at about half of ref:asker, an open "how would you like" form above
 it). On all 20 personas in docs/atr.md."""
@@ -63,6 +64,12 @@ def test_asking_about_everything_buys_no_precision_and_no_test_success(tmp_path,
 def test_the_oracle_in_other_words_keeps_its_score(tmp_path):
     row = metrics(tmp_path, P.RephrasedOracle, variant="oracle_target")["probe:rephrased-oracle"]["metrics"]
     assert row["tsacc"] == 1.0
+
+
+def test_a_question_made_only_of_router_markers_acquires_nothing(tmp_path, refs):
+    row = metrics(tmp_path, P.MarkerAsker)["probe:marker-asker"]["metrics"]
+    assert row["rule_ask"] >= 1.0  # the Router hears a standing-rule question every session ...
+    assert row["rule_cov"] == 0.0 and row["acq_prec"] == 0.0 and row["tsacc"] == 0.0  # ... about no rule
 
 
 def test_naming_every_decision_in_one_question_acquires_nothing(tmp_path, refs):
