@@ -15,8 +15,11 @@ model (the ``judge`` role).
 
 A model verdict that leaves an item out, or answers it in a form that cannot be read, counts that
 item NO — as π-Bench's evaluator does — and the item is counted in ``missing`` (``judge_missing``
-in the session record), never silently dropped. A whole answer that is not a verdict is retried
-once; after that every item counts NO and is counted missing.
+in the session record), never silently dropped. The intent judges retry a whole answer that is
+not a verdict once; the rubric judge asks up to 5 times while an answer is unreadable or leaves
+items out, keeping what it already read (π-Bench's evaluator). After that every item no answer gave
+counts NO and is counted missing. With ``rubric_turns=each`` the rubric is graded per reply and an
+item is met when any grading says so (:func:`merge_turns`).
 """
 
 from __future__ import annotations

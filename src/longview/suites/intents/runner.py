@@ -20,7 +20,7 @@ from longview.memory.base import Memory
 from longview.memory.simple import NoMemory
 from longview.suites.intents.ceiling import ceiling_plan, is_ceiling
 from longview.suites.intents.dataset import IntentsDataset
-from longview.suites.intents.judge import IntentJudges, RubricJudge, Verdicts, rubric_payload
+from longview.suites.intents.judge import IntentJudges, RubricJudge, Verdicts
 from longview.suites.intents.memory import FileMemory
 from longview.suites.intents.records import CellRecord, CriterionOutcome, RubricInput, SessionRecord
 from longview.suites.intents.rule_evidence import RuleEvidence
@@ -190,7 +190,7 @@ async def run_episode(ctx: CellContext, ds: IntentsDataset, comps: Components, *
                     opening=[Message(role="user", content=session.request)], session_id=session.id, phase="task",
                     trace=trace, max_turns=ctx.max_turns * (TOOL_STEPS_PER_REPLY + 1), clock=clock)
             rec = user.record("turn_cap" if capped.hit else outcome.termination.value)
-            await add_judged_criteria(rec, session, user, comps, ep, rule_only=rule_only)
+            await add_judged_criteria(rec, session, user, comps, rule_only=rule_only)
             if rule_only and session.rule_script:
                 found = ceiling_plan(session, tools.schemas())
                 if not found.found:
@@ -236,7 +236,7 @@ def rule_evidence(session: Session, comps: Components, workspace: Path | None = 
 
 
 async def add_judged_criteria(rec: SessionRecord, session: Session, user: TwoStageUser, comps: Components,
-                              ep: Episode, rule_only: bool = False) -> None:
+                              rule_only: bool = False) -> None:
     """Rule-script criteria, then rubric items (judge model, else proxy, else not judged; not judged
     at all for the rule-guided ceiling, which is scored on rule criteria only)."""
     rec.tags = session_tags(session)
@@ -252,8 +252,7 @@ async def add_judged_criteria(rec: SessionRecord, session: Session, user: TwoSta
     if not rubric:
         return
     ev = user.evidence(scope="all")
-    payload = rubric_payload(rubric, ev, user.transcript, ep.persona.profile, session.hidden_intents,
-                             start=user.start_records)
+    payload = user.rubric_input_now(ev)
     rec.rubric_input = RubricInput(payload=payload, proxy={c.id: user.proxy_met.get(c.id, False)
                                                            for c in rubric if c.proxy is not None},
                                    turns=user.turn_payloads)

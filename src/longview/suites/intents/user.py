@@ -114,8 +114,8 @@ class TwoStageUser:
         n = len(self.replies)
         ev = self.evidence(scope="segment")
         self.update_checklist(ev)
-        if self.rubric_turns:
-            self.turn_payloads.append(self.rubric_input_now())
+        if self.rubric_turns:  # the same files, read once this reply
+            self.turn_payloads.append(self.rubric_input_now(self.evidence(scope="all", files=ev.files)))
         open_ = [i for i in self.session.hidden_intents if self.status[i.id] is None]
         if open_:
             v = await self.judges.satisfied(open_, delivered, ev, self.profile, self.rule, self.tools.calls)
@@ -155,19 +155,21 @@ class TwoStageUser:
     def statuses(self) -> dict[str, str]:
         return {k: (v.status if v else "open") for k, v in self.status.items()}
 
-    def evidence(self, scope: str) -> Evidence:
+    def evidence(self, scope: str, files: dict[str, str] | None = None) -> Evidence:
         calls = [c for c in self.tools.calls if scope == "all" or c.segment == self.tools.segment]
         written = {str(c.arguments.get("path")) for c in calls if c.ok and c.name in WRITE_FILE_TOOLS}
         replies = self.replies[-1:] if scope == "segment" else list(self.replies)
-        return Evidence(replies=replies, calls=calls, files=snapshot_files(self.workspace), state=self.state,
+        return Evidence(replies=replies, calls=calls, files=snapshot_files(self.workspace) if files is None else files,
+                        state=self.state,
                         written={_rel(w) for w in written}, context_files=list(self.session.files_read))
 
-    def rubric_input_now(self) -> dict[str, Any]:
-        """What the rubric judge reads about the session as it stands now (its items, conversation,
-        calls and state so far; built from copies, so later turns do not change it)."""
+    def rubric_input_now(self, ev: Evidence) -> dict[str, Any]:
+        """What the rubric judge reads about the session as it stands now, given ``ev`` (scope all):
+        its items, conversation, calls and state so far, built from copies, so later turns do not
+        change it."""
         items = [c for c in self.session.checklist if c.check is None]
-        return rubric_payload(items, self.evidence(scope="all"), list(self.transcript), self.profile,
-                              self.session.hidden_intents, start=self.start_records)
+        return rubric_payload(items, ev, list(self.transcript), self.profile, self.session.hidden_intents,
+                              start=self.start_records)
 
     def update_checklist(self, ev: Evidence) -> None:
         by_id = {c.id: c for c in self.session.checklist}
