@@ -119,3 +119,27 @@ async def test_grade_adds_the_end_only_where_the_session_went_on():
     assert (await Judge(per_turn=True).grade(later, [])).labels == {"a": False} and asked == [later]
     asked.clear()
     assert (await Judge(per_turn=False).grade(t2, [t1, t2])).labels == {"a": False} and asked == [t2]
+
+
+def test_an_agent_that_only_talks_gains_nothing_from_per_turn_grading(tmp_path: Path):
+    """A judge that credits an item only with a successful call in its input: an agent that answers in
+    words alone (no call) meets no rubric item in any turn, so YES-if-any-turn adds nothing."""
+    graded: list[dict[str, Any]] = []
+
+    def agent(body: dict[str, Any]) -> dict[str, Any]:
+        if body["model"] == "agent":
+            return text_message("Done: I have taken care of everything you need, exactly as you asked.")
+        payload = json.loads(body["messages"][-1]["content"])
+        if "criteria" in payload:
+            graded.append(payload)
+            worked = any(c["ok"] for c in payload["tool_calls"])
+            return text_message(json.dumps({"decisions": [{"id": c["id"], "yes": worked} for c in payload["criteria"]]}))
+        return text_message(json.dumps({"decisions": [{"id": i["id"], "yes": False} for i in payload["requirements"]]}))
+
+    with LoopbackServer(agent=agent).in_thread() as srv:
+        harness.run(RunConfig(suite="intents", dataset=f"pibench:{FIXTURE}", agents=[], models=["hosted_vllm/agent"],
+                              role_models={"judge": "hosted_vllm/judge"}, api_base=srv.url, no_cache=True,
+                              out=tmp_path / "run", max_concurrency=1, retry_base_delay=0.01,
+                              suite_options={"rubric_turns": "each"}))
+    assert graded and any(len(s["rubric_input"]["turns"]) >= 2 for s in _sessions(tmp_path / "run") if s["rubric_input"])
+    assert _rubric(tmp_path / "run") and not any(_rubric(tmp_path / "run"))
